@@ -1,0 +1,26 @@
+// Shared by every project's jest.config.cjs: swc for speed, sources mapped through tsconfig paths.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const workspaceRoot = __dirname;
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([name, [target]]) => [
+    `^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`,
+    path.join(workspaceRoot, target),
+  ]),
+);
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(ts|js|mjs|cjs)$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  // ESM-only packages that jest must transform.
+  transformIgnorePatterns: ['/node_modules/(?!(typebox|citty)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  moduleNameMapper,
+  reporters: ['default', path.join(workspaceRoot, 'tools/jest-results-reporter.cjs')],
+};

@@ -1,0 +1,10 @@
+export { parse } from './parse';
+export { Scanner } from './scanner';
+export type { Piece, ScanResult } from './scanner';
+export { encode, encodeQuery, replyFor } from './encode';
+export type { EncodeOptions, ReportInput } from './encode';
+export { Store } from './store';
+export type { StoreOptions } from './store';
+export { sanitizeForDisplay } from './display';
+export { KINDS, STATES } from './limits';
+export type * from './types';

@@ -1,0 +1,22 @@
+// Sums the per-project counts written by jest-results-reporter.cjs into the line CI ends with.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+const expected = process.argv.slice(3);
+let passed = 0;
+let failed = 0;
+const seen = new Set();
+for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  const counts = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+  seen.add(counts.project);
+  passed += counts.passed;
+  failed += counts.failed;
+  console.log(`${counts.project}: ${counts.passed} passed, ${counts.failed} failed`);
+}
+// A project whose tests never ran (a build or lint step stopped it) counts as one failure.
+for (const project of expected.filter((p) => !seen.has(p))) {
+  console.log(`${project}: did not run`);
+  failed += 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
