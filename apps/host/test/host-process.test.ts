@@ -1,0 +1,169 @@
+import { HOST_PROTOCOL_VERSION, RpcConnection, type HostMethods } from '@paneflow/rpc';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { HOST_BIN, HostClient, hostCli, killIfAlive, running, startHost, type TestHost } from './helpers';
+
+let host: TestHost | null = null;
+afterEach(async () => {
+  await host?.cleanup();
+  host = null;
+});
+
+async function waitUntil(test: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('starting and stopping', () => {
+  test('start is idempotent: a second start adopts the running host', async () => {
+    host = await startHost();
+    const again = hostCli(host.env, 'start');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ pid: host.pid, adopted: true, home: host.env.PANEFLOW_HOME, protocol: 1 });
+  });
+
+  test('the owner lock stops a second host on the same home', async () => {
+    host = await startHost();
+    const second = hostCli(host.env, 'serve');
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`another host \\(pid ${host.pid}\\) owns`));
+  });
+
+  test('it runs detached and logs to <home>/host/host.log', async () => {
+    host = await startHost();
+    const stat = readFileSync(`/proc/${host.pid}/stat`, 'utf8');
+    const sid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+    expect(sid).toBe(host.pid); // its own session: no terminal, no parent's signals
+    expect(readFileSync(join(host.env.PANEFLOW_HOME!, 'host/host.log'), 'utf8')).toMatch(/serving/);
+  });
+
+  test('status says what runs; stop is refused while sessions live, unless forced', async () => {
+    host = await startHost();
+    const status = hostCli(host.env, 'status');
+    expect(JSON.parse(status.stdout)).toMatchObject({ pid: host.pid, protocol: 1, sessions: { live: 0 } });
+    const client = await host.connect();
+    const { session } = await client.create({ argv: ['sleep', '60'] });
+    const refused = hostCli(host.env, 'stop');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(session);
+    expect(running(host.pid)).toBe(true);
+    const forced = hostCli(host.env, 'stop', '--force');
+    expect(forced.code).toBe(0);
+    expect(running(host.pid)).toBe(false);
+    expect(hostCli(host.env, 'status').code).toBe(1);
+  });
+
+  test('usage errors exit 2 and start nothing', () => {
+    expect(spawnSync(process.execPath, [HOST_BIN, 'frobnicate']).status).toBe(2);
+    expect(spawnSync(process.execPath, [HOST_BIN, 'start', '--bogus']).status).toBe(2);
+  });
+
+  test('a client of another protocol version is refused at hello', async () => {
+    host = await startHost();
+    const connection = await RpcConnection.connect<HostMethods>(host.endpoints.hostSocket);
+    await expect(connection.request('host.hello', { client: 'old', protocol: HOST_PROTOCOL_VERSION + 1 })).rejects.toMatchObject({ code: -32024 });
+    await expect(connection.request('session.list', {})).rejects.toMatchObject({ code: -32600 });
+    connection.close();
+  });
+});
+
+describe('faults', () => {
+  test('kill -9 mid-write, then a new host: every manifest is valid JSON and the old sessions are lost', async () => {
+    host = await startHost();
+    const client = await host.connect();
+    const busy = `i=0; while :; do i=$((i+1)); printf '\\033]7501;state=working:progress=%d\\033\\\\line %d\\n' $((i % 100)) $i; done`;
+    const sessions = await Promise.all([1, 2, 3].map(() => client.create({ argv: ['sh', '-c', busy] })));
+    await client.frame((f) => f.type === 'status' && f.session === sessions[2].session);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // let manifests be rewritten under load
+    process.kill(host.pid, 'SIGKILL');
+    await waitUntil(() => !running(host!.pid));
+
+    const dir = join(host.env.PANEFLOW_HOME!, 'host/sessions');
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+      expect(() => JSON.parse(readFileSync(join(dir, name), 'utf8'))).not.toThrow();
+    }
+    const restarted = hostCli(host.env, 'start');
+    expect(JSON.parse(restarted.stdout)).toMatchObject({ adopted: false });
+    host.pid = JSON.parse(restarted.stdout).pid;
+    const after = await HostClient.connect(host.endpoints.hostSocket);
+    const { sessions: manifests } = await after.request('session.list', {});
+    expect(manifests.map((m) => m.lifecycle)).toEqual(['lost', 'lost', 'lost']);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    for (const m of manifests) killIfAlive(m.process!.pid); // the orphans belong to the killed host
+    after.close();
+  });
+
+  test('garbage, truncated frames and an over-long line do not stop the host serving others', async () => {
+    host = await startHost();
+    const raw = (data: string | Buffer) =>
+      new Promise<string>((resolve) => {
+        const socket = createConnection(host!.endpoints.hostSocket);
+        let received = '';
+        socket.on('data', (d) => (received += d));
+        socket.on('error', () => resolve(received));
+        socket.on('close', () => resolve(received));
+        socket.write(data, () => setTimeout(() => socket.destroy(), 100));
+      });
+    expect(await raw('\x00\xff garbage \n')).toMatch(/-32700/);
+    expect(await raw('{"jsonrpc":"2.0","id":1,"method":"host.he')).toBe('');
+    expect(await raw(Buffer.alloc(1024 * 1024 + 100, 'a'))).toMatch(/-32600/);
+    expect(await raw('{"jsonrpc":"2.0","id":1,"method":"session.list"}\n')).toMatch(/host.hello must come first/);
+    const client = await host.connect();
+    expect(await client.request('host.status', {})).toMatchObject({ pid: host.pid });
+  });
+
+  test('a follower that never reads costs bounded memory and does not slow the others', async () => {
+    host = await startHost();
+    const stalled = createConnection(host.endpoints.hostSocket);
+    await new Promise((resolve) => stalled.once('connect', resolve));
+    stalled.write(`{"jsonrpc":"2.0","id":1,"method":"host.hello","params":{"client":"stalled","protocol":1}}\n`);
+    stalled.write(`{"jsonrpc":"2.0","id":2,"method":"agent.follow","params":{}}\n`);
+    stalled.pause(); // never reads again
+
+    const client = await host.connect();
+    // 100 bursts of 200 reports with a message each, apart enough to be read separately: ~6 MB
+    // of status frames for one session, far past what the stalled socket and queue may hold.
+    const flood = `
+      const msg = Buffer.from('x'.repeat(120)).toString('base64');
+      let burst = 0;
+      const tick = () => {
+        let out = '';
+        for (let i = 0; i < 200; i++) out += '\\x1b]7501;state=working:id=t' + i + ':progress=' + (burst % 100) + ':msg=' + msg + '\\x1b\\\\';
+        process.stdout.write(out + 'burst ' + burst + '\\n');
+        if (++burst < 100) setTimeout(tick, 5);
+        else { console.log('FLOOD-DONE'); setInterval(() => {}, 1000); }
+      };
+      tick();`;
+    const { session } = await client.create({ argv: [process.execPath, '-e', flood] });
+    await client.screenMatching(session, /FLOOD-DONE/, 60_000);
+    // The host kept serving, and bounded the stalled follower by collapsing what it could not send.
+    const status = await client.request('host.status', {});
+    expect(status.counters.follower_collapses + status.counters.follower_resyncs).toBeGreaterThan(0);
+    const [state] = (await client.request('agent.snapshot', { session })).sessions;
+    expect(state.records).toHaveLength(200);
+    // The follower that reads ends with exactly the host's picture.
+    const last = [...client.frames].reverse().find((f) => f.type === 'status' && f.session === session);
+    expect(last).toMatchObject({ records: state.records });
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${host.pid}/status`, 'utf8'))![1]);
+    expect(rssKb).toBeLessThan(400 * 1024);
+    stalled.destroy();
+  }, 90_000);
+
+  test('a host that is killed leaves a start that works', async () => {
+    host = await startHost();
+    process.kill(host.pid, 'SIGKILL');
+    await waitUntil(() => !running(host!.pid));
+    const child = spawn(process.execPath, [HOST_BIN, 'start'], { env: host.env });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (d) => out.push(d));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    host.pid = JSON.parse(Buffer.concat(out).toString()).pid;
+    expect(running(host.pid)).toBe(true);
+  });
+});

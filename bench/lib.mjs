@@ -1,0 +1,71 @@
+// Shared by the benchmarks: a temp instance home, a raw JSON-RPC connection, statistics.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..');
+export const HOST_BIN = join(ROOT, 'apps/host/dist/paneflow-host.cjs');
+
+/** A host in a temp home; `stop()` ends it and removes the home. */
+export function startHost() {
+  const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
+  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run') };
+  const started = spawnSync(process.execPath, [HOST_BIN, 'start'], { env, encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(started.stderr);
+  const info = JSON.parse(started.stdout);
+  return {
+    env,
+    socket: info.endpoint,
+    stop() {
+      spawnSync(process.execPath, [HOST_BIN, 'stop', '--force'], { env });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A newline-delimited JSON-RPC connection: `request` resolves results, `onFrame` gets the rest. */
+export async function connect(path) {
+  const socket = createConnection(path);
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const pending = new Map();
+  const frameListeners = [];
+  let buffer = '';
+  let nextId = 1;
+  socket.on('data', (chunk) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+      if (message.jsonrpc && pending.has(message.id)) {
+        const { resolve, reject } = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.error) reject(new Error(message.error.message));
+        else resolve(message.result);
+      } else for (const listener of frameListeners) listener(message);
+    }
+  });
+  return {
+    request(method, params = {}) {
+      const id = nextId++;
+      socket.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+      return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+    },
+    onFrame: (listener) => frameListeners.push(listener),
+    close: () => socket.destroy(),
+  };
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function median(values) {
+  return percentile(values, 50);
+}
+
+export function hasCommand(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+}

@@ -1,0 +1,168 @@
+import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
+import { createConnection, type Socket } from 'node:net';
+import { ErrorCode, RpcError, UnreachableError } from './errors';
+import { encodeLine, LineReader } from './framing';
+import type { MethodName, MethodTable, ParamsOf, ResultOf } from './schema';
+
+/** Frames pushed by a streaming method can be large (host output chunks up to 1 MiB). */
+const MAX_INCOMING_LINE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+export interface RequestOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * A connection to a JSON-RPC server: requests matched to their responses by id, and every other
+ * line (a stream's frames) handed to `onFrame` listeners in order.
+ */
+export class RpcConnection<T extends MethodTable> {
+  private readonly client: JSONRPCClient;
+  private readonly frameListeners: Array<(frame: Record<string, unknown>) => void> = [];
+  private readonly closeListeners: Array<() => void> = [];
+  private closedFlag = false;
+  /** The last connection-level error the server sent (connection cap, line too long), if any. */
+  connectionError: RpcError | null = null;
+
+  private constructor(
+    readonly endpoint: string,
+    private readonly socket: Socket,
+  ) {
+    this.client = new JSONRPCClient((request) => {
+      if (this.closedFlag) throw new UnreachableError(endpoint, new Error('connection closed'));
+      socket.write(encodeLine(request));
+    });
+    const reader = new LineReader(MAX_INCOMING_LINE_BYTES);
+    socket.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = reader.push(chunk);
+      } catch {
+        socket.destroy();
+        return;
+      }
+      for (const line of lines) this.receiveLine(line);
+    });
+    socket.on('error', () => socket.destroy());
+    socket.once('close', () => {
+      this.closedFlag = true;
+      this.client.rejectAllPendingRequests(`connection to ${endpoint} closed`);
+      for (const listener of this.closeListeners.splice(0)) listener();
+    });
+  }
+
+  static connect<T extends MethodTable>(endpoint: string, options: RequestOptions = {}): Promise<RpcConnection<T>> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(endpoint);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new UnreachableError(endpoint, new Error(`no connection within ${timeoutMs} ms`)));
+      }, timeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(new RpcConnection<T>(endpoint, socket));
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new UnreachableError(endpoint, error));
+      });
+    });
+  }
+
+  async request<M extends MethodName<T>>(method: M, params: ParamsOf<T, M>, options: RequestOptions = {}): Promise<ResultOf<T, M>> {
+    if (this.closedFlag) throw new UnreachableError(this.endpoint, new Error('connection closed'));
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    try {
+      return await this.client.timeout(timeoutMs, (id) => ({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: `no answer to ${method} within ${timeoutMs} ms`, data: { reason: 'timeout' } },
+      })).request(method, params as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof JSONRPCErrorException) throw new RpcError(error.code, error.message, error.data);
+      if (this.connectionError) throw this.connectionError;
+      if (this.closedFlag) throw new UnreachableError(this.endpoint, error as Error);
+      throw error;
+    }
+  }
+
+  onFrame(listener: (frame: Record<string, unknown>) => void): void {
+    this.frameListeners.push(listener);
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closedFlag) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroySoon?.();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private receiveLine(line: string) {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.socket.destroy();
+      return;
+    }
+    if (message && message.jsonrpc === '2.0' && ('result' in message || 'error' in message)) {
+      if (message.id === null) {
+        // An error the server could not tie to a request (connection cap, line too long).
+        const error = message.error as { code: number; message: string };
+        this.client.rejectAllPendingRequests(`${error.code}: ${error.message}`);
+        this.connectionError = new RpcError(error.code, error.message);
+        return;
+      }
+      this.client.receive(message as never);
+      return;
+    }
+    for (const listener of this.frameListeners) listener(message);
+  }
+}
+
+/** One request on a connection of its own, as the public socket expects. */
+export async function call<T extends MethodTable, M extends MethodName<T>>(
+  endpoint: string,
+  method: M,
+  params: ParamsOf<T, M>,
+  options: RequestOptions = {},
+): Promise<ResultOf<T, M>> {
+  const connection = await RpcConnection.connect<T>(endpoint, options);
+  try {
+    return await connection.request(method, params, options);
+  } finally {
+    connection.close();
+  }
+}
+
+/** Calls a streaming method: its result, then every frame it pushes, until the connection closes. */
+export async function subscribe<T extends MethodTable, M extends MethodName<T>>(
+  endpoint: string,
+  method: M,
+  params: ParamsOf<T, M>,
+  onFrame: (frame: Record<string, unknown>) => void,
+  options: RequestOptions = {},
+): Promise<{ result: ResultOf<T, M>; connection: RpcConnection<T> }> {
+  const connection = await RpcConnection.connect<T>(endpoint, options);
+  connection.onFrame(onFrame);
+  try {
+    const result = await connection.request(method, params, options);
+    return { result, connection };
+  } catch (error) {
+    connection.destroy();
+    throw error;
+  }
+}

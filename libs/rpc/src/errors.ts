@@ -1,0 +1,56 @@
+/** Every error code of the wire (REFERENCE.md §1.2, §2.2). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  Backpressure: -32000,
+  Permission: -32001,
+  HostUnavailable: -32010,
+  NotFound: -32020,
+  OffsetEvicted: -32021,
+  CheckpointTooLarge: -32022,
+  SessionLive: -32023,
+  ProtocolMismatch: -32024,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface ErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error that crosses the wire as itself: servers send it as is, clients rethrow it. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    /** `data.reason` (snake_case) when a client may act on it (REFERENCE.md §2.1). */
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+
+  get reason(): string | undefined {
+    return typeof this.data?.reason === 'string' ? this.data.reason : undefined;
+  }
+
+  toObject(): ErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** The endpoint could not be reached at all: nothing listens, or it went away mid-request. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly endpoint: string,
+    override readonly cause: Error,
+  ) {
+    super(`cannot reach ${endpoint}: ${cause.message}`);
+    this.name = 'UnreachableError';
+  }
+}

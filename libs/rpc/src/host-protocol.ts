@@ -1,0 +1,191 @@
+import Type, { type Static } from 'typebox';
+import { method } from './schema';
+import {
+  DeclaredStatus,
+  Env,
+  Lifecycle,
+  nullable,
+  ReadResult,
+  SearchResult,
+  SurfaceId,
+  TimeMs,
+  Uuid,
+  WireRecord,
+} from './wire';
+
+/**
+ * The host's private protocol (REFERENCE.md §1.2): newline-delimited JSON-RPC 2.0, many requests
+ * per connection, `host.hello` first. Only Paneflow's own processes speak it.
+ */
+export const HOST_PROTOCOL_VERSION = 1;
+const closed = { additionalProperties: false } as const;
+const Session = Type.Object({ session: Uuid }, closed);
+const Empty = Type.Object({}, closed);
+
+export const Launch = Type.Object({
+  /** The program executed, and its arguments: `$SHELL -l`, `$SHELL -c <command>`, or an argv. */
+  shell: Type.String(),
+  args: Type.Array(Type.String()),
+  /** The pane's own variables, over the host's environment. */
+  env: Env,
+  cols: Type.Integer(),
+  rows: Type.Integer(),
+});
+
+export const Manifest = Type.Object({
+  session: Uuid,
+  generation: Type.Integer({ minimum: 1 }),
+  /** The host instance that started this generation; another instance marks it lost. */
+  instance: Uuid,
+  workspace_id: Type.String(),
+  surface_id: SurfaceId,
+  name: nullable(Type.String()),
+  cwd: Type.String(),
+  launch: Launch,
+  lifecycle: Lifecycle,
+  exit_code: nullable(Type.Integer()),
+  exit_signal: nullable(Type.Integer()),
+  /** `started_at` is the kernel start time: with the pid it proves which process this is. */
+  process: nullable(Type.Object({ pid: Type.Integer(), started_at: Type.Integer(), pgid: Type.Integer() })),
+  title: Type.String(),
+  records: Type.Array(WireRecord),
+  declared_status: nullable(DeclaredStatus),
+  /** When the program first queried OSC 7501 support or reported; null if it never did. */
+  program_status_capable_at_ms: nullable(TimeMs),
+  output_generation: Type.Integer({ minimum: 0 }),
+  screen_changed_at_ms: nullable(TimeMs),
+  /** The last screen text when the process exited (≤ 512 KiB). */
+  final_output: nullable(Type.String()),
+  host_protocol_version: Type.Integer(),
+  host_build_id: Type.String(),
+  created_at_ms: TimeMs,
+  updated_at_ms: TimeMs,
+});
+export type Manifest = Static<typeof Manifest>;
+
+/** What a follower needs of one session to hold a complete picture of it. */
+export const SessionState = Type.Object({
+  session: Uuid,
+  generation: Type.Integer(),
+  lifecycle: Lifecycle,
+  exit_code: nullable(Type.Integer()),
+  pid: nullable(Type.Integer()),
+  title: Type.String(),
+  output_generation: Type.Integer(),
+  records: Type.Array(WireRecord),
+  declared_status: nullable(DeclaredStatus),
+  program_status_capable_at_ms: nullable(TimeMs),
+});
+export type SessionState = Static<typeof SessionState>;
+
+const HelloResult = Type.Object({ protocol: Type.Integer(), build_id: Type.String(), instance: Uuid, home: Type.String() });
+const CreateParams = Type.Object(
+  {
+    session: Type.Optional(Uuid),
+    workspace_id: Type.String(),
+    surface_id: SurfaceId,
+    name: Type.Optional(nullable(Type.String())),
+    cwd: Type.String({ minLength: 1 }),
+    /** Run through `$SHELL -c`; without it and without `argv`, a login shell. */
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    /** Run directly, no shell in between. */
+    argv: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
+    env: Env,
+    cols: Type.Integer({ minimum: 2, maximum: 1000 }),
+    rows: Type.Integer({ minimum: 1, maximum: 1000 }),
+    /** Lines kept above the screen (default 10,000). */
+    scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  },
+  closed,
+);
+const CreateResult = Type.Object({ session: Uuid, generation: Type.Integer(), pid: Type.Integer() });
+
+export const HostMethods = {
+  'host.hello': method(Type.Object({ client: Type.String({ minLength: 1 }), protocol: Type.Integer() }, closed), HelloResult),
+  'host.status': method(
+    Empty,
+    Type.Intersect([
+      HelloResult,
+      Type.Object({
+        pid: Type.Integer(),
+        sessions: Type.Object({ live: Type.Integer(), exited: Type.Integer(), failed: Type.Integer(), lost: Type.Integer() }),
+        counters: Type.Record(Type.String(), Type.Number()),
+      }),
+    ]),
+  ),
+  /** Refused (-32023, `data.live`) while sessions are live, unless `force` stops them first. */
+  'host.shutdown': method(Type.Object({ force: Type.Optional(Type.Boolean()) }, closed), Empty),
+  'session.create': method(CreateParams, CreateResult),
+  /** Returns the live session of that id, or creates it. */
+  'session.ensure': method(
+    Type.Object({ ...CreateParams.properties, session: Uuid }, closed),
+    Type.Object({ ...CreateResult.properties, created: Type.Boolean() }),
+  ),
+  'session.list': method(Empty, Type.Object({ sessions: Type.Array(Manifest) })),
+  'session.inspect': method(Session, Manifest),
+  /** `user` input (a real keyboard) also removes done and error records; automation never does. */
+  'session.input': method(
+    Type.Object({ session: Uuid, text: Type.String(), origin: Type.Union([Type.Literal('user'), Type.Literal('automation')]) }, closed),
+    Type.Object({ written: Type.Integer() }),
+  ),
+  'session.resize': method(
+    Type.Object({ session: Uuid, cols: Type.Integer({ minimum: 2, maximum: 1000 }), rows: Type.Integer({ minimum: 1, maximum: 1000 }) }, closed),
+    Empty,
+  ),
+  /** Lines counted from the end: `offset` 0 ends at the last line. */
+  'session.read': method(
+    Type.Object(
+      {
+        session: Uuid,
+        lines: Type.Optional(Type.Integer()),
+        offset: Type.Optional(Type.Integer({ minimum: 0 })),
+      },
+      closed,
+    ),
+    ReadResult,
+  ),
+  /** Case-insensitive substring over every kept line; `line` is 1-based from the oldest. */
+  'session.search': method(
+    Type.Object({ session: Uuid, pattern: Type.String({ minLength: 1 }), max_matches: Type.Optional(Type.Integer()) }, closed),
+    SearchResult,
+  ),
+  /** Ends the process tree (TERM, then KILL) within the 5 s stop budget. */
+  'session.stop': method(Session, Empty),
+  /** Starts the recorded launch again as generation + 1 (only exited or lost sessions). */
+  'session.restart': method(Session, CreateResult),
+  /** Forgets a session that is not live, manifest included. */
+  'session.remove': method(Session, Empty),
+  /** Records, current record and state of one session or all. */
+  'agent.snapshot': method(Type.Object({ session: Type.Optional(Uuid) }, closed), Type.Object({ sessions: Type.Array(SessionState) })),
+  /** A stream: one `snapshot` frame, then a frame per change (HostFrame). */
+  'agent.follow': method(Empty, Type.Object({ following: Type.Literal(true) })),
+};
+export type HostMethods = typeof HostMethods;
+
+/** Frames of `agent.follow`, each a bare JSON object on its own line. */
+export const HostFrame = Type.Union([
+  Type.Object({ type: Type.Literal('snapshot'), at_ms: TimeMs, sessions: Type.Array(SessionState) }),
+  Type.Object({
+    type: Type.Literal('status'),
+    at_ms: TimeMs,
+    session: Uuid,
+    generation: Type.Integer(),
+    records: Type.Array(WireRecord),
+    declared_status: nullable(DeclaredStatus),
+    program_status_capable_at_ms: nullable(TimeMs),
+  }),
+  Type.Object({
+    type: Type.Literal('lifecycle'),
+    at_ms: TimeMs,
+    session: Uuid,
+    generation: Type.Integer(),
+    lifecycle: Lifecycle,
+    exit_code: nullable(Type.Integer()),
+    pid: nullable(Type.Integer()),
+  }),
+  Type.Object({ type: Type.Literal('output'), at_ms: TimeMs, session: Uuid, output_generation: Type.Integer() }),
+  Type.Object({ type: Type.Literal('title'), at_ms: TimeMs, session: Uuid, title: Type.String() }),
+  Type.Object({ type: Type.Literal('removed'), at_ms: TimeMs, session: Uuid }),
+]);
+export type HostFrame = Static<typeof HostFrame>;
+

@@ -1,0 +1,292 @@
+import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
+import { chmodSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { ErrorCode, RpcError } from './errors';
+import { encodeLine, LineReader, LineTooLongError, MAX_REQUEST_LINE_BYTES } from './framing';
+import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from './schema';
+
+/** One client connection: the handle a streaming method keeps to push frames. */
+export class Connection {
+  private static nextId = 1;
+  readonly id = Connection.nextId++;
+  /** Per-connection state for the app (for example which client said hello). */
+  readonly state = new Map<string, unknown>();
+  private readonly closeListeners: Array<() => void> = [];
+  private isClosed = false;
+
+  constructor(private readonly socket: Socket) {
+    socket.once('close', () => {
+      this.isClosed = true;
+      for (const listener of this.closeListeners.splice(0)) listener();
+    });
+  }
+
+  /** Writes one frame; false when the socket's buffer is full (wait for `onDrain`). */
+  send(frame: unknown): boolean {
+    return this.sendLine(encodeLine(frame));
+  }
+
+  /** Writes a frame already encoded as one line, newline included. */
+  sendLine(line: string): boolean {
+    if (this.isClosed || this.socket.destroyed) return false;
+    return this.socket.write(line);
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Bytes accepted by `send` that the kernel has not taken yet. */
+  get bufferedBytes(): number {
+    return this.socket.writableLength;
+  }
+
+  onDrain(listener: () => void): void {
+    this.socket.once('drain', listener);
+  }
+
+  onClose(listener: () => void): void {
+    if (this.isClosed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
+/** What a streaming method returns: its result, and what to do once the client has it. */
+export class StreamReply<R> {
+  constructor(
+    readonly result: R,
+    readonly start: () => void,
+  ) {}
+}
+
+export interface CallContext {
+  connection: Connection;
+  method: string;
+}
+
+export type Handler<T extends MethodTable, M extends MethodName<T>> = (
+  params: ParamsOf<T, M>,
+  context: CallContext,
+) => ResultOf<T, M> | StreamReply<ResultOf<T, M>> | Promise<ResultOf<T, M> | StreamReply<ResultOf<T, M>>>;
+
+export type Handlers<T extends MethodTable> = { [M in MethodName<T>]?: Handler<T, M> };
+
+export interface ServerOptions<T extends MethodTable> {
+  methods: T;
+  handlers: Handlers<T>;
+  /**
+   * `single`: one request per connection, answered then closed, unless the method streams (the
+   * public socket). `multi`: any number of requests per connection (the host's socket).
+   */
+  mode: 'single' | 'multi';
+  maxLineBytes?: number;
+  /** Connections beyond this get a -32000 error and are closed. */
+  maxConnections?: number;
+  /** A connection that leaves a request unfinished this long is closed. */
+  lineDeadlineMs?: number;
+  /** A method that must succeed on a connection before any other is accepted. */
+  first?: MethodName<T>;
+  log?: (message: string) => void;
+}
+
+const SERVED = Symbol('served');
+const FIRST_DONE = 'rpc.firstDone';
+
+/**
+ * A JSON-RPC 2.0 server on a unix socket, newline-delimited. Every request is checked against its
+ * method's schema before the handler runs; whatever a client sends, the server answers with an
+ * error or closes that connection, and goes on serving the others.
+ */
+export class RpcServer<T extends MethodTable> {
+  private readonly rpc = new JSONRPCServer<CallContext & { [SERVED]?: true }>({
+    errorListener: (message, data) => this.options.log?.(`rpc error: ${message} ${String(data)}`),
+  });
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private path: string | null = null;
+
+  constructor(private readonly options: ServerOptions<T>) {
+    this.rpc.mapErrorToJSONRPCErrorResponse = (id, error) => {
+      const object =
+        error instanceof RpcError
+          ? error.toObject()
+          : error instanceof JSONRPCErrorException
+            ? error.toObject()
+            : { code: ErrorCode.InternalError, message: `internal error: ${error?.message ?? String(error)}` };
+      if (!(error instanceof RpcError)) options.log?.(`handler failed: ${error?.stack ?? String(error)}`);
+      return { jsonrpc: '2.0', id, error: object };
+    };
+    for (const name of Object.keys(options.methods) as MethodName<T>[]) {
+      const spec = options.methods[name];
+      this.rpc.addMethod(name, async (params: unknown, context) => {
+        const handler = options.handlers[name];
+        if (!handler) throw new RpcError(ErrorCode.MethodNotFound, `method not found: ${name}`);
+        const problem = validate(spec.params, params ?? {});
+        if (problem) {
+          throw new RpcError(ErrorCode.InvalidParams, `invalid params: ${problem.message}`, {
+            reason: 'invalid_params',
+            field: problem.field,
+          });
+        }
+        return handler((params ?? {}) as ParamsOf<T, typeof name>, context);
+      });
+    }
+    this.server = createServer((socket) => this.accept(socket));
+    this.server.on('error', (error) => options.log?.(`server error: ${error.message}`));
+  }
+
+  /** Listens on `path`, replacing a dead socket file; the file gets mode 0600. */
+  async listen(path: string): Promise<void> {
+    if (await isListening(path)) throw new Error(`another process already listens on ${path}`);
+    rmSync(path, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(path, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    chmodSync(path, 0o600);
+    this.path = path;
+  }
+
+  get connectionCount(): number {
+    return this.sockets.size;
+  }
+
+  /** Stops accepting; with `drop`, also closes every open connection. */
+  async close(drop = true): Promise<void> {
+    if (drop) for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.path) rmSync(this.path, { force: true });
+    this.path = null;
+  }
+
+  private accept(socket: Socket) {
+    const { mode, maxConnections = Infinity, lineDeadlineMs, maxLineBytes = MAX_REQUEST_LINE_BYTES } = this.options;
+    socket.on('error', () => socket.destroy());
+    if (this.sockets.size >= maxConnections) {
+      socket.end(encodeLine({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Backpressure, message: 'too many connections' } }));
+      return;
+    }
+    this.sockets.add(socket);
+    const connection = new Connection(socket);
+    const reader = new LineReader(maxLineBytes);
+    let answered = false;
+    let deadline: NodeJS.Timeout | null = null;
+    const armDeadline = () => {
+      if (lineDeadlineMs === undefined || deadline) return;
+      deadline = setTimeout(() => socket.destroy(), lineDeadlineMs);
+    };
+    const disarmDeadline = () => {
+      if (deadline) clearTimeout(deadline);
+      deadline = null;
+    };
+    socket.once('close', () => {
+      disarmDeadline();
+      this.sockets.delete(socket);
+    });
+    if (mode === 'single') armDeadline();
+
+    socket.on('data', (chunk: Buffer) => {
+      if (mode === 'single' && answered) return; // one request per connection: the rest is ignored
+      let lines: string[];
+      try {
+        lines = reader.push(chunk);
+      } catch (error) {
+        if (!(error instanceof LineTooLongError)) throw error;
+        socket.end(encodeLine({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `request line over ${maxLineBytes} bytes` } }));
+        socket.removeAllListeners('data');
+        return;
+      }
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        if (mode === 'single') {
+          answered = true;
+          disarmDeadline();
+          this.handleLine(line, connection, true);
+          return;
+        }
+        this.handleLine(line, connection, false);
+      }
+      if (mode === 'multi') {
+        if (reader.hasPartialLine) armDeadline();
+        else disarmDeadline();
+      }
+    });
+  }
+
+  private handleLine(line: string, connection: Connection, closeAfter: boolean) {
+    const reply = (response: JSONRPCResponse | null) => {
+      if (response) connection.send(response);
+      if (closeAfter) connection.close();
+    };
+    let request: unknown;
+    try {
+      request = JSON.parse(line);
+    } catch {
+      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: 'parse error: the line is not JSON' } });
+      return;
+    }
+    if (Array.isArray(request)) {
+      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: batches are not supported' } });
+      return;
+    }
+    const candidate = request as Partial<JSONRPCRequest>;
+    const id = candidate && typeof candidate === 'object' && 'id' in candidate ? (candidate.id ?? null) : null;
+    if (
+      !candidate ||
+      typeof candidate !== 'object' ||
+      candidate.jsonrpc !== '2.0' ||
+      typeof candidate.method !== 'string' ||
+      (candidate.params !== undefined && (typeof candidate.params !== 'object' || candidate.params === null || Array.isArray(candidate.params)))
+    ) {
+      reply({ jsonrpc: '2.0', id: typeof id === 'object' ? null : id, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}' } });
+      return;
+    }
+    const first = this.options.first;
+    if (first && candidate.method !== first && !connection.state.get(FIRST_DONE)) {
+      reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `${first} must come first on every connection` } });
+      return;
+    }
+    const context: CallContext = { connection, method: candidate.method };
+    this.rpc.receive(candidate as JSONRPCRequest, context).then(
+      (response) => {
+        if (response && 'result' in response && response.error === undefined) {
+          if (candidate.method === first) connection.state.set(FIRST_DONE, true);
+          const result = response.result;
+          if (result instanceof StreamReply) {
+            connection.send({ ...response, result: result.result });
+            result.start();
+            return;
+          }
+        }
+        reply(response);
+      },
+      (error) => {
+        this.options.log?.(`dispatch failed: ${String(error)}`);
+        reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: 'internal error' } });
+      },
+    );
+  }
+}
+
+/** True when something accepts connections on the socket `path`. */
+export function isListening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

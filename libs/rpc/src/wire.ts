@@ -1,0 +1,75 @@
+import Type, { type TSchema } from 'typebox';
+
+/** Shapes shared by the host and the public protocol. */
+
+export const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' });
+export const SurfaceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+export const TimeMs = Type.Integer({ minimum: 0 });
+export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DeclaredState = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('working'),
+  Type.Literal('done'),
+  Type.Literal('blocked'),
+  Type.Literal('error'),
+]);
+export const BlockedKind = Type.Union([Type.Literal('permission'), Type.Literal('question'), Type.Literal('auth')]);
+
+/** One OSC 7501 record in its canonical JSON shape (OSC7501.md §12). */
+export const WireRecord = Type.Object(
+  {
+    id: nullable(Type.String()),
+    state: DeclaredState,
+    kind: nullable(BlockedKind),
+    progress: nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+    app: nullable(Type.String()),
+    effective_app: nullable(Type.String()),
+    title: nullable(Type.String()),
+    msg: nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** The current record as the status model consumes it (REFERENCE.md §3.1): `msg` is `message`. */
+export const DeclaredStatus = Type.Object(
+  {
+    state: DeclaredState,
+    kind: nullable(BlockedKind),
+    progress: nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+    id: nullable(Type.String()),
+    app: nullable(Type.String()),
+    title: nullable(Type.String()),
+    message: nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const Lifecycle = Type.Union([
+  Type.Literal('starting'),
+  Type.Literal('live'),
+  Type.Literal('exited'),
+  Type.Literal('failed'),
+  Type.Literal('lost'),
+]);
+
+export const Env = Type.Record(Type.String(), Type.String());
+
+/** Read and search results, the same for a host session and a public surface. */
+export const ReadResult = Type.Object({
+  text: Type.String(),
+  lines: Type.Integer({ minimum: 0 }),
+  total_lines: Type.Integer({ minimum: 0 }),
+  eof: Type.Boolean(),
+  output_generation: Type.Integer({ minimum: 0 }),
+});
+export const SearchResult = Type.Object({
+  matches: Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), text: Type.String() })),
+  truncated: Type.Boolean(),
+});
+
+/** Read window limits (REFERENCE.md §2.3). */
+export const READ_LINES_DEFAULT = 200;
+export const READ_LINES_MAX = 4000;
+export const SEARCH_MATCHES_DEFAULT = 50;
+export const SEARCH_MATCHES_MAX = 1000;

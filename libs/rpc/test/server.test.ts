@@ -1,0 +1,245 @@
+import fc from 'fast-check';
+import Type from 'typebox';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, ErrorCode, method, RpcConnection, RpcError, RpcServer, StreamReply, subscribe, type Handlers } from '../src';
+import { rawClient, tempDir, waitFor } from './helpers';
+
+const closed = { additionalProperties: false } as const;
+const Methods = {
+  echo: method(Type.Object({ text: Type.String(), times: Type.Optional(Type.Integer({ minimum: 1 })) }, closed), Type.Object({ text: Type.String() })),
+  ping: method(Type.Object({}, closed), Type.Object({ pong: Type.Literal(true) })),
+  hello: method(Type.Object({ name: Type.String() }, closed), Type.Object({ hi: Type.String() })),
+  fail: method(Type.Object({ how: Type.String() }, closed), Type.Object({})),
+  ticks: method(Type.Object({ count: Type.Integer() }, closed), Type.Object({ streaming: Type.Literal(true) })),
+  record: method(Type.Object({ n: Type.Integer() }, closed), Type.Object({})),
+};
+type Methods = typeof Methods;
+
+let dir: string;
+let cleanup: () => void;
+let seen: number[];
+
+function handlers(): Handlers<Methods> {
+  return {
+    echo: ({ text, times }) => ({ text: text.repeat(times ?? 1) }),
+    ping: () => ({ pong: true as const }),
+    hello: ({ name }) => ({ hi: name }),
+    fail: ({ how }) => {
+      if (how === 'rpc') throw new RpcError(ErrorCode.NotFound, 'no such thing', { reason: 'not_found' });
+      throw new Error('boom');
+    },
+    ticks: ({ count }, { connection }) =>
+      new StreamReply({ streaming: true as const }, () => {
+        for (let i = 0; i < count; i++) connection.send({ type: 'tick', i });
+      }),
+    record: async ({ n }) => {
+      seen.push(n);
+      await new Promise((resolve) => setTimeout(resolve, (5 - n) * 3));
+      return {};
+    },
+  };
+}
+
+async function start(options: Partial<ConstructorParameters<typeof RpcServer<Methods>>[0]> = {}) {
+  const server = new RpcServer<Methods>({ methods: Methods, handlers: handlers(), mode: 'multi', ...options });
+  const path = join(dir, `s${Math.random().toString(36).slice(2, 8)}.sock`);
+  await server.listen(path);
+  servers.push(server);
+  return { server, path };
+}
+
+const servers: RpcServer<Methods>[] = [];
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  seen = [];
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  cleanup();
+});
+
+describe('requests', () => {
+  test('a valid request gets its result', async () => {
+    const { path } = await start();
+    expect(await call<Methods, 'echo'>(path, 'echo', { text: 'ab', times: 2 })).toEqual({ text: 'abab' });
+  });
+
+  test('the socket file has mode 0600', async () => {
+    const { path } = await start();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  test('an unknown method is -32601', async () => {
+    const { path } = await start();
+    await expect(call(path, 'nope' as never, {} as never)).rejects.toMatchObject({ code: -32601 });
+  });
+
+  test.each([
+    [{ text: 5 }, 'text', /'text' must be string/],
+    [{ text: 'a', extra: 1 }, 'extra', /unknown field 'extra'/],
+    [{}, 'text', /missing field 'text'/],
+    [{ text: 'a', times: 0 }, 'times', /'times' must be >= 1/],
+  ])('invalid params %j are -32602 naming the field', async (params, field, message) => {
+    const { path } = await start();
+    const error = (await call(path, 'echo', params as never).catch((e: unknown) => e)) as RpcError;
+    expect(error).toBeInstanceOf(RpcError);
+    expect(error).toMatchObject({ code: -32602, data: { reason: 'invalid_params', field } });
+    expect(error.message).toMatch(message);
+  });
+
+  test('params that are not an object are an invalid request', async () => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}\n');
+    expect((await client.line(0)).error.code).toBe(-32600);
+    client.destroy();
+  });
+
+  test('an RpcError keeps its code and data; any other error is -32603 and the server goes on', async () => {
+    const { path } = await start();
+    await expect(call(path, 'fail', { how: 'rpc' })).rejects.toMatchObject({ code: -32020, data: { reason: 'not_found' } });
+    await expect(call(path, 'fail', { how: 'plain' })).rejects.toMatchObject({ code: -32603 });
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('requests on one connection reach their handlers in order, whatever order they finish in', async () => {
+    const { path } = await start();
+    const connection = await RpcConnection.connect<Methods>(path);
+    await Promise.all([1, 2, 3, 4].map((n) => connection.request('record', { n })));
+    expect(seen).toEqual([1, 2, 3, 4]);
+    connection.close();
+  });
+});
+
+describe('what a client must not send', () => {
+  test('a line that is not JSON is -32700, and the connection goes on', async () => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write('{not json\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+    expect(await client.line(0)).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(await client.line(1)).toMatchObject({ id: 7, result: { pong: true } });
+    client.destroy();
+  });
+
+  test('a batch is -32600', async () => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write('[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n');
+    expect(await client.line(0)).toMatchObject({ error: { code: -32600 } });
+    client.destroy();
+  });
+
+  test('a line over the limit is refused with -32600 and the connection closed; others are served', async () => {
+    const { path } = await start({ maxLineBytes: 1024 * 1024 });
+    const client = rawClient(path);
+    client.write('{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"' + 'x'.repeat(1024 * 1024 + 10) + '"}}\n');
+    expect(await client.line(0)).toMatchObject({ id: null, error: { code: -32600 } });
+    await client.closedSoon();
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('a line of exactly the limit is accepted', async () => {
+    const { path } = await start({ maxLineBytes: 1000 });
+    const head = '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"';
+    const tail = '"}}';
+    const text = 'y'.repeat(1000 - head.length - tail.length);
+    const client = rawClient(path);
+    client.write(head + text + tail + '\n');
+    expect(await client.line(0)).toMatchObject({ result: { text } });
+    client.destroy();
+  });
+
+  test('random bytes never stop the server', async () => {
+    const { path } = await start();
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 2000 }), async (bytes) => {
+        const client = rawClient(path);
+        client.write(Buffer.from(bytes));
+        client.write('\n');
+        client.destroy();
+      }),
+      { numRuns: 100 },
+    );
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('a connection that never finishes its line is closed at the deadline', async () => {
+    const { path } = await start({ lineDeadlineMs: 200 });
+    const client = rawClient(path);
+    client.write('{"jsonrpc":"2.0",');
+    await client.closedSoon();
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('a client that disconnects mid-request leaves the server serving', async () => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write('{"jsonrpc":"2.0","id":1,"method":"record","params":{"n":1}}\n');
+    client.destroy();
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+});
+
+describe('one request per connection', () => {
+  test('the server answers the first request and closes; a second line is ignored', async () => {
+    const { path } = await start({ mode: 'single' });
+    const client = rawClient(path);
+    client.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    expect(await client.line(0)).toMatchObject({ id: 1, result: { pong: true } });
+    await client.closedSoon();
+    expect(client.lineCount).toBe(1);
+  });
+
+  test('a streaming method keeps its connection open and pushes frames after its result', async () => {
+    const { path } = await start({ mode: 'single' });
+    const frames: unknown[] = [];
+    const { result, connection } = await subscribe<Methods, 'ticks'>(path, 'ticks', { count: 3 }, (frame) => frames.push(frame));
+    expect(result).toEqual({ streaming: true });
+    await waitFor(() => frames.length === 3);
+    expect(frames).toEqual([0, 1, 2].map((i) => ({ type: 'tick', i })));
+    expect(connection.closed).toBe(false);
+    connection.close();
+  });
+
+  test('connections over the cap get -32000 and are closed', async () => {
+    const { server, path } = await start({ mode: 'single', maxConnections: 3 });
+    const held = [rawClient(path), rawClient(path), rawClient(path)];
+    await waitFor(() => server.connectionCount === 3);
+    const extra = rawClient(path);
+    expect(await extra.line(0)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'too many connections' } });
+    await extra.closedSoon();
+    held.forEach((c) => c.destroy());
+    await waitFor(() => server.connectionCount === 0);
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+});
+
+describe('a method that must come first', () => {
+  test('nothing else is accepted until it succeeds', async () => {
+    const { path } = await start({ first: 'hello' });
+    const connection = await RpcConnection.connect<Methods>(path);
+    await expect(connection.request('ping', {})).rejects.toMatchObject({ code: -32600, message: /hello must come first/ });
+    await expect(connection.request('hello', { name: 3 } as never)).rejects.toMatchObject({ code: -32602 });
+    await expect(connection.request('ping', {})).rejects.toMatchObject({ code: -32600 });
+    expect(await connection.request('hello', { name: 'serve' })).toEqual({ hi: 'serve' });
+    expect(await connection.request('ping', {})).toEqual({ pong: true });
+    connection.close();
+  });
+});
+
+test('listen refuses a socket another server is listening on, and replaces a dead one', async () => {
+  const { path } = await start();
+  const second = new RpcServer<Methods>({ methods: Methods, handlers: handlers(), mode: 'multi' });
+  await expect(second.listen(path)).rejects.toThrow(/already listens/);
+  await servers.pop()!.close();
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(path, ''); // a leftover file, nothing listening
+  await second.listen(path);
+  servers.push(second);
+  expect(await call(path, 'ping', {})).toEqual({ pong: true });
+});
+
+test('a client gets an UnreachableError when nothing listens', async () => {
+  await expect(call(join(dir, 'none.sock'), 'ping' as never, {} as never)).rejects.toMatchObject({ name: 'UnreachableError' });
+});
