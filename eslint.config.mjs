@@ -11,10 +11,11 @@ const impureModules = [
   ...builtinModules.filter((name) => !name.startsWith('_')).flatMap((name) => [name, `node:${name}`]),
   'node-pty',
   'electron',
+  '@paneflow/rpc',
 ];
 
 /** Folders whose every file is pure. Partly pure projects list their pure files here. */
-export const pureSources = ['libs/osc7501/src/**/*.ts'];
+export const pureSources = ['libs/osc7501/src/**/*.ts', 'libs/procscan/src/match/**/*.ts'];
 
 export default [
   { ignores: ['**/dist', '**/node_modules', '**/.nx', '**/coverage'] },

@@ -21,6 +21,6 @@ module.exports = {
   // ESM-only packages that jest must transform.
   transformIgnorePatterns: ['/node_modules/(?!(typebox|citty)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
-  moduleNameMapper,
+  moduleNameMapper: { ...moduleNameMapper, '^virtual:paneflow-runtimes$': path.join(workspaceRoot, 'tools/runtime-texts.cjs') },
   reporters: ['default', path.join(workspaceRoot, 'tools/jest-results-reporter.cjs')],
 };

@@ -3,7 +3,23 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+// runtimes/<slug>/runtime.toml, read at build time: the bundle carries the catalog, not the files.
+const runtimeCatalog = {
+  name: 'paneflow-runtimes',
+  setup(b) {
+    b.onResolve({ filter: /^virtual:paneflow-runtimes$/ }, () => ({ path: 'runtimes', namespace: 'paneflow-runtimes' }));
+    b.onLoad({ filter: /.*/, namespace: 'paneflow-runtimes' }, () => ({
+      contents: `export default ${JSON.stringify(require('./runtime-texts.cjs'))};`,
+      loader: 'js',
+      watchDirs: [resolve(import.meta.dirname, '../runtimes')],
+    }));
+  },
+};
 
 const [entry, outfile] = process.argv.slice(2).map((p) => resolve(p));
 const PLACEHOLDER = '__PANEFLOW_BUILD_ID__';
@@ -19,6 +35,7 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
   sourcemap: 'linked',
   logLevel: 'warning',
+  plugins: [runtimeCatalog],
 });
 const code = readFileSync(outfile, 'utf8');
 const id = createHash('sha256').update(code).digest('hex').slice(0, 12);

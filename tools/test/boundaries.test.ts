@@ -29,8 +29,22 @@ function pureProjects() {
   return Object.values(graph.nodes).filter((node) => node.data.tags?.includes('type:pure'));
 }
 
-test('there is at least one pure library to guard', () => {
-  expect(pureProjects().map((p) => p.name)).toContain('osc7501');
+/** The pure sources, each with its project: every type:pure project, and the pure part of others. */
+const pureSources = [
+  { project: 'osc7501', dir: 'libs/osc7501/src' },
+  { project: 'procscan', dir: 'libs/procscan/src/match' },
+];
+
+test('every pure project and every pure glob of eslint.config.mjs is probed', () => {
+  const probedProjects = new Set(pureSources.map((s) => s.project));
+  expect(pureProjects().filter((p) => !probedProjects.has(p.name))).toEqual([]);
+  const globs = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', "import('./eslint.config.mjs').then((m) => console.log(JSON.stringify(m.pureSources)))"], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  );
+  expect(globs).toEqual(pureSources.map((s) => `${s.dir}/**/*.ts`));
 });
 
 const forbidden = [
@@ -41,22 +55,22 @@ const forbidden = [
   "import { spawn } from 'child_process';",
   "import * as pty from 'node-pty';",
   "import { app } from 'electron';",
+  "import { call } from '@paneflow/rpc';",
 ];
 const forbiddenGlobals = ['export const pid = process.pid;', "export const b = Buffer.from('x');"];
 
-describe.each(['osc7501'])('a file of the pure library %s', (name) => {
+describe.each(pureSources)('a file of the pure sources $dir', ({ dir }) => {
   let probe: string;
   let apps: string[];
   let results: string[][];
 
   beforeAll(() => {
-    const projectRoot = graph.nodes[name].data.root;
-    probe = join(projectRoot, 'src/__boundary_probe__.ts');
+    probe = join(dir, '__boundary_probe__.ts');
     apps = Object.values(graph.nodes)
       .filter((node) => node.data.tags?.includes('type:app'))
-      .map((app) => relative(join(root, projectRoot, 'src'), join(root, app.data.root, 'src/index')));
+      .map((app) => relative(join(root, dir), join(root, app.data.root, 'src/index')));
     results = lint([
-      { filePath: probe, code: "import { parse } from './parse';\nexport const p = parse;\n" },
+      { filePath: probe, code: "import { sibling } from './sibling';\nexport const p = sibling;\n" },
       ...[...forbidden, ...forbiddenGlobals].map((line) => ({ filePath: probe, code: `${line}\nexport const x = 1;\n` })),
       ...apps.map((app) => ({ filePath: probe, code: `import * as app from '${app}';\nexport const a = app;\n` })),
     ]);

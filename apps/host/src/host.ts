@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { join } from 'node:path';
 import { Follower } from './follower';
 import { DEFAULT_SCROLLBACK, Session, type SessionContext, type SessionListener } from './session';
-import { stopTree } from './tree';
+import { stopTree } from '@paneflow/procscan';
 
 /** Manifests are written at most this often per session while only records change. */
 const MANIFEST_COALESCE_MS = 50;
@@ -102,6 +102,16 @@ export class Host {
       output: (session) => this.announce(session, 'output'),
       title: (session) => {
         this.broadcast({ type: 'title', at_ms: Date.now(), session: session.id, title: session.title });
+        this.scheduleManifest(session, false);
+      },
+      observation: (session) => {
+        this.broadcast({
+          type: 'observation',
+          at_ms: Date.now(),
+          session: session.id,
+          observation: session.observation,
+          last_runtime_id: session.lastRuntimeId,
+        });
         this.scheduleManifest(session, false);
       },
       lifecycle: (session) => {
@@ -208,6 +218,7 @@ export class Host {
       records: state.records,
       declared_status: state.declared_status,
       program_status_capable_at_ms: state.program_status_capable_at_ms,
+      last_status_signal_at_ms: state.last_status_signal_at_ms,
     };
   }
 
@@ -301,7 +312,8 @@ export class Host {
           const key = m.lifecycle === 'starting' ? 'live' : m.lifecycle;
           sessions[key]++;
         }
-        return { ...this.hello(), pid: process.pid, sessions, counters: { ...this.counters, followers: this.followers.size } };
+        const scans = [...this.sessions.values()].reduce((sum, s) => sum + s.scans, 0);
+        return { ...this.hello(), pid: process.pid, sessions, counters: { ...this.counters, scans, followers: this.followers.size } };
       },
       'host.shutdown': async ({ force }) => {
         const live = [...this.sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.id);

@@ -2,6 +2,7 @@ import { Scanner, Store, replyFor, type Parsed, type StatusRecord } from '@panef
 import {
   ErrorCode,
   HOST_PROTOCOL_VERSION,
+  isSameProcess,
   processStartTime,
   READ_LINES_DEFAULT,
   READ_LINES_MAX,
@@ -9,12 +10,13 @@ import {
   SEARCH_MATCHES_DEFAULT,
   SEARCH_MATCHES_MAX,
   type Manifest,
+  type Observation,
   type SessionState,
 } from '@paneflow/rpc';
 import { Terminal } from '@xterm/headless';
 import * as pty from 'node-pty';
+import { ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { logicalLines, tailText } from './terminal-text';
-import { stopTree } from './tree';
 
 /** Host constants (REFERENCE.md §1.2). */
 export const DEFAULT_SCROLLBACK = 10_000;
@@ -24,6 +26,8 @@ const MAX_INPUT_BYTES = 2 * 1024 * 1024;
 const FINAL_DRAIN_MS = 2000;
 const FINAL_DRAIN_QUIET_MS = 50;
 const FINAL_TEXT_BYTES = 512 * 1024;
+/** A session's foreground is read at most this often (REFERENCE.md §1.2). */
+export const SCAN_INTERVAL_MS = 500;
 
 export type Lifecycle = Manifest['lifecycle'];
 
@@ -33,6 +37,7 @@ export interface SessionListener {
   output(session: Session): void;
   title(session: Session): void;
   lifecycle(session: Session): void;
+  observation(session: Session): void;
 }
 
 export interface SessionContext {
@@ -86,6 +91,9 @@ export class Session {
   outputGeneration = 0;
   screenChangedAtMs: number | null = null;
   capableAtMs: number | null = null;
+  lastSignalAtMs: number | null = null;
+  observation: Observation | null = null;
+  lastRuntimeId: string | null = null;
   finalOutput: string | null = null;
   updatedAtMs: number;
   private pty: pty.IPty | null = null;
@@ -97,6 +105,10 @@ export class Session {
   private paused = false;
   private lastDataAt = 0;
   private exited: Promise<void> | null = null;
+  private readonly reader = new ForegroundReader(runtimeCatalog());
+  private lastScanAt = 0;
+  scans = 0;
+  private scanTimer: NodeJS.Timeout | null = null;
 
   constructor(
     spec: LaunchSpec,
@@ -114,6 +126,7 @@ export class Session {
     });
     this.term.parser.registerOscHandler(133, (data) => {
       if (data === 'A' || data.startsWith('A;')) this.recordsChanged(this.store.promptStart().length > 0);
+      this.requestScan(); // a prompt or a command mark: the foreground may have changed
       return false;
     });
     this.term.parser.registerEscHandler({ final: 'c' }, () => {
@@ -150,6 +163,7 @@ export class Session {
     this.pid = this.pty.pid;
     this.startedAt = processStartTime(this.pty.pid);
     this.setLifecycle('live');
+    this.requestScan();
     this.pty.onData((data) => this.receive(data));
     this.exited = new Promise((resolve) => {
       this.pty!.onExit(({ exitCode, signal }) => {
@@ -160,6 +174,7 @@ export class Session {
 
   private receive(data: string) {
     this.lastDataAt = Date.now();
+    this.requestScan();
     this.inbox += data.length;
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {
       this.paused = true;
@@ -184,13 +199,50 @@ export class Session {
   private apply(item: Parsed) {
     if (item.type === 'discarded') return;
     const firstSign = this.capableAtMs === null;
-    if (firstSign) this.capableAtMs = Date.now();
+    this.lastSignalAtMs = Date.now();
+    if (firstSign) this.capableAtMs = this.lastSignalAtMs;
+    this.requestScan();
     if (item.type === 'query') {
       this.pty?.write(replyFor(item));
-      if (firstSign) this.recordsChanged(true);
+      this.recordsChanged(true); // the signal time moved
       return;
     }
-    this.recordsChanged(this.store.apply(item).length > 0 || firstSign);
+    this.store.apply(item);
+    this.recordsChanged(true);
+  }
+
+  /**
+   * Reads the foreground again soon: at once if the last read is 500 ms old, else when it is.
+   * Only something happening (output, a mark, a report, the start) asks; a quiet pane costs nothing.
+   */
+  private requestScan() {
+    if (this.scanTimer || this.lifecycle !== 'live') return;
+    const wait = Math.max(0, this.lastScanAt + SCAN_INTERVAL_MS - Date.now());
+    this.scanTimer = setTimeout(() => {
+      this.scanTimer = null;
+      this.scan();
+    }, wait);
+  }
+
+  private scan() {
+    if (this.lifecycle !== 'live' || this.pid === null) return;
+    this.lastScanAt = Date.now();
+    this.scans++;
+    let observation: Observation | null;
+    try {
+      observation = this.reader.scan(this.pid, this.title);
+    } catch (error) {
+      this.context.log(`session ${this.id}: scan failed: ${(error as Error).message}`);
+      return;
+    }
+    const before = this.observation;
+    if (before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at) return;
+    // The identified agent is gone: its turn cannot still be running (OSC7501.md §10).
+    if (before && !isSameProcess(before.pid, before.pid_started_at)) this.recordsChanged(this.store.processExit().length > 0);
+    this.observation = observation;
+    if (observation) this.lastRuntimeId = observation.id;
+    this.touch();
+    this.context.listener.observation(this);
   }
 
   private recordsChanged(changed: boolean) {
@@ -211,6 +263,9 @@ export class Session {
 
   /** After exit: let the last output arrive and be parsed, then apply the exit rules. */
   private async finish(exitCode: number, signal: number | null) {
+    // The foreground at exit stays the session's agent: no scan of a tree that is gone.
+    if (this.scanTimer) clearTimeout(this.scanTimer);
+    this.scanTimer = null;
     const deadline = Date.now() + FINAL_DRAIN_MS;
     while (Date.now() < deadline && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS) {
       await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
@@ -294,6 +349,7 @@ export class Session {
 
   /** Forgets the terminal once the session is over. */
   dispose(): void {
+    if (this.scanTimer) clearTimeout(this.scanTimer);
     this.pty?.kill('SIGKILL');
     this.term.dispose();
   }
@@ -334,6 +390,9 @@ export class Session {
       records: this.records(),
       declared_status: this.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
+      last_status_signal_at_ms: this.lastSignalAtMs,
+      observation: this.observation,
+      last_runtime_id: this.lastRuntimeId,
     };
   }
 
@@ -356,6 +415,8 @@ export class Session {
       records: this.records(),
       declared_status: this.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
+      last_status_signal_at_ms: this.lastSignalAtMs,
+      runtime: { current_observation: this.observation, last_runtime_id: this.lastRuntimeId },
       output_generation: this.outputGeneration,
       screen_changed_at_ms: this.screenChangedAtMs,
       final_output: this.finalOutput,

@@ -1,5 +1,8 @@
 import { HostFrame, Manifest, READ_LINES_MAX, validate } from '@paneflow/rpc';
 import { FIXTURE_AGENT, HostClient, records, running, startHost, type TestHost } from './helpers';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let host: TestHost;
 let client: HostClient;
@@ -196,5 +199,60 @@ describe('lifecycle', () => {
     const { session } = await client.create({ argv: ['sleep', '30'] });
     const [state] = (await client.request('agent.snapshot', { session })).sessions;
     expect(state).toMatchObject({ records: [], declared_status: null, program_status_capable_at_ms: null, lifecycle: 'live' });
+  });
+});
+
+describe('which agent runs (the foreground scan)', () => {
+  let bin: string;
+  beforeAll(() => {
+    bin = mkdtempSync(join(tmpdir(), 'pf-bin-'));
+    symlinkSync(FIXTURE_AGENT, join(bin, 'claude'));
+  });
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+  const withBin = () => ({ PATH: `${bin}:${process.env.PATH}` });
+  const observationOf = (session: string) => (f: HostFrame) => f.type === 'observation' && f.session === session;
+
+  test('an executable named claude running the fixture agent is claude-code, and leaves when it exits', async () => {
+    const { session } = await client.create({ argv: BASH, env: withBin() });
+    await client.request('session.input', { session, text: 'claude\r', origin: 'automation' });
+    const seen = await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation?.id === 'claude-code');
+    expect(seen).toMatchObject({ observation: { id: 'claude-code', pid_started_at_ms: expect.any(Number) }, last_runtime_id: 'claude-code' });
+    const manifest = await client.request('session.inspect', { session });
+    expect(manifest.runtime.current_observation?.id).toBe('claude-code');
+
+    await client.frame((f) => statusOf(session)(f) && records(f).includes('root:idle'));
+    await client.request('session.input', { session, text: 'exit\r', origin: 'automation' });
+    const gone = await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation === null);
+    expect(gone).toMatchObject({ last_runtime_id: 'claude-code' });
+  });
+
+  test('the agent leaving drops its working record, as an exit does', async () => {
+    const { session } = await client.create({ argv: BASH, env: withBin() });
+    await client.request('session.input', { session, text: 'claude --work-ms 60000\r', origin: 'automation' });
+    await client.frame((f) => statusOf(session)(f) && records(f).includes('root:idle'));
+    await client.request('session.input', { session, text: 'long task\r', origin: 'automation' });
+    const working = await client.frame((f) => statusOf(session)(f) && records(f).includes('root:working'));
+    await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation?.id === 'claude-code');
+    const agent = (await client.request('session.inspect', { session })).runtime.current_observation!;
+    process.kill(agent.pid, 'SIGKILL');
+    const after = await client.frame((f) => client.frames.indexOf(f) > client.frames.indexOf(working) && statusOf(session)(f) && records(f).length === 0);
+    expect(after).toMatchObject({ declared_status: null });
+  });
+
+  test("bash -c 'sleep 100' is no agent", async () => {
+    const { session } = await client.create({ argv: ['bash', '-c', 'sleep 100'] });
+    await client.request('session.read', { session });
+    const status = await client.request('host.status', {});
+    expect((await client.request('session.inspect', { session })).runtime).toEqual({ current_observation: null, last_runtime_id: null });
+    expect(status.counters.scans).toBeGreaterThan(0);
+  });
+
+  test('a quiet pane is not scanned', async () => {
+    const { session } = await client.create({ argv: ['sleep', '100'] });
+    await client.frame((f) => f.type === 'lifecycle' && f.session === session && f.lifecycle === 'live');
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past the one scan a start asks for
+    const before = (await client.request('host.status', {})).counters.scans;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await client.request('host.status', {})).counters.scans).toBe(before);
   });
 });

@@ -5,6 +5,7 @@ import {
   Env,
   Lifecycle,
   nullable,
+  Observation,
   ReadResult,
   SearchResult,
   SurfaceId,
@@ -50,8 +51,12 @@ export const Manifest = Type.Object({
   title: Type.String(),
   records: Type.Array(WireRecord),
   declared_status: nullable(DeclaredStatus),
-  /** When the program first queried OSC 7501 support or reported; null if it never did. */
+  /** When a program in the pane first queried OSC 7501 support or reported; null if none did. */
   program_status_capable_at_ms: nullable(TimeMs),
+  /** The last query or report: a program is capable when this comes after its start. */
+  last_status_signal_at_ms: nullable(TimeMs),
+  /** The foreground agent now; for an exited session, the one in front when it exited. */
+  runtime: Type.Object({ current_observation: nullable(Observation), last_runtime_id: nullable(Type.String()) }),
   output_generation: Type.Integer({ minimum: 0 }),
   screen_changed_at_ms: nullable(TimeMs),
   /** The last screen text when the process exited (≤ 512 KiB). */
@@ -75,6 +80,9 @@ export const SessionState = Type.Object({
   records: Type.Array(WireRecord),
   declared_status: nullable(DeclaredStatus),
   program_status_capable_at_ms: nullable(TimeMs),
+  last_status_signal_at_ms: nullable(TimeMs),
+  observation: nullable(Observation),
+  last_runtime_id: nullable(Type.String()),
 });
 export type SessionState = Static<typeof SessionState>;
 
@@ -173,6 +181,14 @@ export const HostFrame = Type.Union([
     records: Type.Array(WireRecord),
     declared_status: nullable(DeclaredStatus),
     program_status_capable_at_ms: nullable(TimeMs),
+    last_status_signal_at_ms: nullable(TimeMs),
+  }),
+  Type.Object({
+    type: Type.Literal('observation'),
+    at_ms: TimeMs,
+    session: Uuid,
+    observation: nullable(Observation),
+    last_runtime_id: nullable(Type.String()),
   }),
   Type.Object({
     type: Type.Literal('lifecycle'),

@@ -1,4 +1,38 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+
+const buffer = Buffer.alloc(64 * 1024);
+
+/**
+ * The text of a small /proc file, or null when the process is gone. One open, reads, one close:
+ * /proc reads are the cost of a foreground scan, and readFileSync spends extra calls on each.
+ */
+export function readProcFile(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    let length = 0;
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length === buffer.length) {
+        chunks.push(Buffer.from(buffer));
+        length = 0;
+      }
+    }
+    chunks.push(buffer.subarray(0, length));
+    return Buffer.concat(chunks).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The fields of /proc/<pid>/stat that Paneflow uses. */
 export interface ProcStat {
@@ -14,12 +48,8 @@ export interface ProcStat {
 }
 
 export function readProcStat(pid: number): ProcStat | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
+  const text = readProcFile(`/proc/${pid}/stat`);
+  if (text === null) return null;
   // The command name (field 2) is in parentheses and may itself hold spaces or parentheses.
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]), startTime: Number(f[19]) };
@@ -41,4 +71,16 @@ export function processStartTime(pid: number): number | null {
 /** True when the process `pid` runs and is the one that started at `startedAt`. */
 export function isSameProcess(pid: number, startedAt: number): boolean {
   return processStartTime(pid) === startedAt;
+}
+
+let bootTimeMs: number | null = null;
+
+/** A kernel start time (clock ticks since boot) as epoch milliseconds, to compare with clocks. */
+export function startTimeToEpochMs(startTime: number): number {
+  if (bootTimeMs === null) {
+    const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    bootTimeMs = btime ? Number(btime[1]) * 1000 : 0;
+  }
+  // USER_HZ is 100 on every Linux architecture Paneflow runs on.
+  return bootTimeMs + startTime * 10;
 }

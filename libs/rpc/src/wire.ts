@@ -1,4 +1,4 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 
 /** Shapes shared by the host and the public protocol. */
 
@@ -54,6 +54,22 @@ export const Lifecycle = Type.Union([
 ]);
 
 export const Env = Type.Record(Type.String(), Type.String());
+
+/** Which agent runs in a pane's foreground (REFERENCE.md §6.3.7), from the host's process scan. */
+export const Observation = Type.Object({
+  /** The runtime slug. */
+  id: Type.String(),
+  pid: Type.Integer(),
+  /** Kernel start time: with the pid, the process's identity. */
+  pid_started_at: Type.Integer(),
+  /** The same start time as epoch milliseconds. */
+  pid_started_at_ms: TimeMs,
+  process_group: Type.Integer(),
+  process_name: Type.String(),
+  /** Direct matches only: at most 8 items and 1024 bytes. */
+  argv: Type.Optional(Type.Array(Type.String())),
+});
+export type Observation = Static<typeof Observation>;
 
 /** Read and search results, the same for a host session and a public surface. */
 export const ReadResult = Type.Object({

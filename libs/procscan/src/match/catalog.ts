@@ -1,0 +1,184 @@
+import TOML from '@ltd/j-toml';
+import Type, { type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+const closed = { additionalProperties: false } as const;
+const Platform = Type.Union([Type.Literal('linux'), Type.Literal('macos'), Type.Literal('windows')]);
+const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
+
+/** `runtimes/<slug>/runtime.toml` (REFERENCE.md §6.1): data only, checked strictly. */
+export const RuntimeDescriptor = Type.Object(
+  {
+    schema_version: Type.Literal(1),
+    id: Type.String({ pattern: '^[a-z0-9-]+(\\.[a-z0-9-]+)+$' }),
+    slug: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }),
+    label: Type.String({ minLength: 1 }),
+    platforms: Type.Array(Platform, { minItems: 1, uniqueItems: true }),
+    display: Type.Object(
+      {
+        order: Type.Integer({ minimum: 0 }),
+        tint: Type.Optional(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })),
+        icon_asset_path: Type.String({ minLength: 1 }),
+        icon_multicolor: Type.Boolean(),
+        visibility_config_key: Type.String({ pattern: '^[a-z0-9_]+$' }),
+      },
+      closed,
+    ),
+    detection: Type.Object(
+      {
+        command_aliases: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+        process_aliases: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+        script_path_signatures: Type.Array(Type.String({ minLength: 1 })),
+        title_prefix: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      closed,
+    ),
+    environment: Type.Object({ strip_inherited: Type.Array(Type.String({ minLength: 1 })) }, closed),
+    integration: Type.Object(
+      {
+        summary: Type.String({ minLength: 1 }),
+        post_install_step: Type.Optional(Type.String()),
+        hook_adapter: Type.Union([Type.Literal('claude'), Type.Literal('codex'), Type.Literal('none')]),
+        mcp_config: Type.Optional(Type.Union([Type.Literal('claude'), Type.Literal('codex'), Type.Literal('gemini'), Type.Literal('opencode')])),
+        skills_dir: Type.Optional(Type.String()),
+      },
+      closed,
+    ),
+    status: Type.Object({ first_version: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$' })) }, closed),
+    resume: Type.Optional(
+      Type.Object(
+        {
+          session_argv: Argv,
+          continue_argv: Type.Optional(Argv),
+          fork_argv: Type.Optional(Argv),
+          session_id_pattern: Type.String({ minLength: 1 }),
+          failure_markers: Type.Array(Type.String({ minLength: 1 })),
+        },
+        closed,
+      ),
+    ),
+    sessions: Type.Object({ reader: Type.String({ minLength: 1 }) }, closed),
+    suggested_presets: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String({ pattern: '^[a-z0-9_]+$' }),
+            command: Type.String({ minLength: 1 }),
+            name: Type.Optional(Type.String()),
+            platforms: Type.Optional(Type.Array(Platform)),
+            tmux_compat: Type.Optional(Type.Boolean()),
+            env: Type.Optional(Type.Record(Type.String(), Type.String())),
+          },
+          closed,
+        ),
+      ),
+    ),
+  },
+  closed,
+);
+export type RuntimeDescriptor = Static<typeof RuntimeDescriptor>;
+
+/** A descriptor ready for matching: its names already normalised. */
+export interface Runtime extends RuntimeDescriptor {
+  /** The agent family shown as `tool`: the first command alias. */
+  tool: string;
+  /** Normalised process and command aliases. */
+  names: ReadonlySet<string>;
+}
+
+export interface Catalog {
+  /** By display order. */
+  runtimes: readonly Runtime[];
+  bySlug: ReadonlyMap<string, Runtime>;
+}
+
+export class CatalogError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`runtime catalog is invalid:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'CatalogError';
+  }
+}
+
+/** A program name as matching sees it (REFERENCE.md §6.3.3): basename, lowercase, no login dash,
+ * no quotes, no `.exe .cmd .bat .ps1 .js`. */
+export function normalizeName(name: string): string {
+  return name
+    .replace(/["']/g, '')
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase()
+    .replace(/^-+/, '')
+    .replace(/\.(exe|cmd|bat|ps1|js|mjs|cjs)$/, '');
+}
+
+const check = Compile(RuntimeDescriptor);
+
+/**
+ * Parses and checks every descriptor: `files` maps each directory name under runtimes/ to its
+ * runtime.toml. Unknown keys, a slug that is not its directory, duplicate ids, orders or aliases
+ * and invalid regexes are all reported together, each with the file it is in.
+ */
+export function parseCatalog(files: Record<string, string>): Catalog {
+  const problems: string[] = [];
+  const runtimes: Runtime[] = [];
+  for (const [dir, text] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const file = `runtimes/${dir}/runtime.toml`;
+    let data: unknown;
+    try {
+      data = JSON.parse(JSON.stringify(TOML.parse(text, { bigint: false })));
+    } catch (error) {
+      problems.push(`${file}: ${(error as Error).message}`);
+      continue;
+    }
+    if (!check.Check(data)) {
+      for (const error of check.Errors(data) as Array<{ keyword: string; instancePath: string; message: string; params: Record<string, unknown> }>) {
+        if (error.keyword === 'boolean') continue;
+        const at = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+        const detail =
+          error.keyword === 'additionalProperties'
+            ? `unknown key '${(error.params.additionalProperties as string[]).join("', '")}'`
+            : error.keyword === 'required'
+              ? `missing key '${(error.params.requiredProperties as string[]).join("', '")}'`
+              : error.message;
+        problems.push(`${file}: ${at}: ${detail}`);
+      }
+      continue;
+    }
+    const descriptor = data as RuntimeDescriptor;
+    if (descriptor.slug !== dir) problems.push(`${file}: slug '${descriptor.slug}' is not its directory '${dir}'`);
+    if (descriptor.resume) {
+      try {
+        new RegExp(descriptor.resume.session_id_pattern);
+      } catch (error) {
+        problems.push(`${file}: resume.session_id_pattern: ${(error as Error).message}`);
+      }
+    }
+    const names = new Set([...descriptor.detection.process_aliases, ...descriptor.detection.command_aliases].map(normalizeName));
+    runtimes.push({ ...descriptor, tool: descriptor.detection.command_aliases[0], names });
+  }
+  const seen = new Map<string, string>();
+  const once = (kind: string, value: string, slug: string) => {
+    const key = `${kind}\0${value}`;
+    const other = seen.get(key);
+    if (other && other !== slug) problems.push(`runtimes/${slug}/runtime.toml: duplicate ${kind} '${value}' (also in ${other})`);
+    else seen.set(key, slug);
+  };
+  for (const runtime of runtimes) {
+    once('id', runtime.id, runtime.slug);
+    once('order', String(runtime.display.order), runtime.slug);
+    for (const name of runtime.names) once('alias', name, runtime.slug);
+  }
+  if (problems.length > 0) throw new CatalogError(problems);
+  runtimes.sort((a, b) => a.display.order - b.display.order);
+  return { runtimes, bySlug: new Map(runtimes.map((r) => [r.slug, r])) };
+}
+
+/**
+ * The runtime an agent name in a spec means (REFERENCE.md §5.2): lowercase, `-` and `_` alike,
+ * matched against slugs and command aliases (`claude`, `claude-code`, `claude_code`).
+ */
+export function resolveAgent(catalog: Catalog, name: string): Runtime | null {
+  const wanted = name.toLowerCase().replaceAll('-', '_');
+  const norm = (s: string) => s.toLowerCase().replaceAll('-', '_');
+  return catalog.runtimes.find((r) => norm(r.slug) === wanted || r.detection.command_aliases.some((a) => norm(a) === wanted)) ?? null;
+}

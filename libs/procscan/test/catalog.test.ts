@@ -1,0 +1,104 @@
+import texts from 'virtual:paneflow-runtimes';
+import { CatalogError, parseCatalog, resolveAgent, runtimeCatalog } from '../src';
+
+const catalog = runtimeCatalog();
+
+test('the 13 runtimes load from runtimes/, in display order', () => {
+  expect(catalog.runtimes.map((r) => [r.display.order, r.slug, r.tool])).toEqual([
+    [0, 'claude-code', 'claude'],
+    [1, 'codex', 'codex'],
+    [2, 'opencode', 'opencode'],
+    [3, 'pi', 'pi'],
+    [4, 'hermes', 'hermes'],
+    [5, 'grok', 'grok'],
+    [6, 'amp', 'amp'],
+    [8, 'gemini', 'gemini'],
+    [11, 'github-copilot', 'copilot'],
+    [13, 'factory', 'droid'],
+    [15, 'openclaw', 'openclaw'],
+    [17, 'muse-code', 'muse'],
+    [18, 'fx', 'fx'],
+  ]);
+});
+
+test('the facts of REFERENCE.md §6.2 hold', () => {
+  const claude = catalog.bySlug.get('claude-code')!;
+  expect(claude).toMatchObject({
+    id: 'com.anthropic.claude-code',
+    platforms: ['linux', 'macos', 'windows'],
+    detection: { process_aliases: ['claude', 'claude-code'], script_path_signatures: ['@anthropic-ai/claude-code'] },
+    integration: { hook_adapter: 'claude' },
+    status: { first_version: '2.1.295' },
+    resume: { session_argv: ['claude', '--resume', '{id}'], continue_argv: ['claude', '--continue'] },
+  });
+  expect(claude.suggested_presets).toEqual([
+    expect.objectContaining({ id: 'claude_code_team', command: 'claude --teammate-mode tmux', tmux_compat: true, env: { CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS: '1' } }),
+  ]);
+  expect(catalog.bySlug.get('codex')!.resume?.session_argv).toEqual(['codex', '-c', 'check_for_update_on_startup=false', 'resume', '{id}']);
+  expect(catalog.bySlug.get('opencode')!.resume?.session_id_pattern).toBe('^ses_[A-Za-z0-9]+$');
+  expect(catalog.bySlug.get('grok')!.detection.process_aliases).toEqual(['grok', 'grok-build']);
+  expect(catalog.bySlug.get('fx')!.detection.title_prefix).toBe('fx v');
+  expect(catalog.bySlug.get('openclaw')!.suggested_presets?.[0].command).toBe('openclaw tui');
+  expect(catalog.runtimes.filter((r) => r.integration.hook_adapter !== 'none').map((r) => r.slug)).toEqual(['claude-code', 'codex']);
+});
+
+describe('a descriptor that breaks the rules fails the catalog, naming the file', () => {
+  const broken = (slug: string, edit: (text: string) => string) => () => parseCatalog({ ...texts, [slug]: edit(texts[slug]) });
+
+  test('an unknown key', () => {
+    expect(broken('pi', (t) => t.replace('[display]', '[display]\ncolour = "red"'))).toThrow(/runtimes\/pi\/runtime.toml: display: unknown key 'colour'/);
+  });
+
+  test('a missing field', () => {
+    expect(broken('amp', (t) => t.replace(/^label = .*$/m, ''))).toThrow(/runtimes\/amp\/runtime.toml: \(top level\): missing key 'label'/);
+  });
+
+  test('a duplicate alias', () => {
+    expect(broken('hermes', (t) => t.replace('process_aliases = ["hermes"]', 'process_aliases = ["hermes", "codex"]'))).toThrow(
+      /runtimes\/hermes\/runtime.toml: duplicate alias 'codex'/,
+    );
+  });
+
+  test('a duplicate order, a slug that is not its directory, an invalid regex', () => {
+    const error = (() => {
+      try {
+        parseCatalog({
+          ...texts,
+          pi: texts.pi.replace('order = 3', 'order = 0').replace('slug = "pi"', 'slug = "pie"'),
+          grok: texts.grok.replace(/session_id_pattern = '.*'/, "session_id_pattern = '(['"),
+        });
+      } catch (e) {
+        return e as CatalogError;
+      }
+    })();
+    expect(error).toBeInstanceOf(CatalogError);
+    expect(error!.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/runtimes\/pi\/runtime.toml: slug 'pie' is not its directory 'pi'/),
+        expect.stringMatching(/runtimes\/grok\/runtime.toml: resume.session_id_pattern:/),
+        expect.stringMatching(/duplicate order '0'/),
+      ]),
+    );
+  });
+
+  test('TOML that does not parse', () => {
+    expect(broken('pi', (t) => t + '\nbroken = \n')).toThrow(/runtimes\/pi\/runtime.toml: .*line/);
+  });
+});
+
+test.each([
+  ['claude', 'claude-code'],
+  ['claude-code', 'claude-code'],
+  ['claude_code', 'claude-code'],
+  ['Claude', 'claude-code'],
+  ['codex', 'codex'],
+  ['copilot', 'github-copilot'],
+  ['github_copilot', 'github-copilot'],
+  ['droid', 'factory'],
+])('the agent name %s means %s', (name, slug) => {
+  expect(resolveAgent(catalog, name)?.slug).toBe(slug);
+});
+
+test('an unknown agent name means nothing', () => {
+  expect(resolveAgent(catalog, 'claudia')).toBeNull();
+});
