@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const HOST_BIN = join(ROOT, 'apps/host/dist/paneflow-host.cjs');
+export const SERVE_BIN = join(ROOT, 'apps/serve/dist/paneflow-serve.cjs');
 
 /** A host in a temp home; `stop()` ends it and removes the home. */
 export function startHost() {
@@ -23,6 +24,34 @@ export function startHost() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** serve (and through it a host) in a temp home, with `extraEnv`; `stop()` ends both. */
+export function startServe(extraEnv = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
+  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run'), PANEFLOW_CONFIG: join(dir, 'none.json'), ...extraEnv };
+  const started = spawnSync(process.execPath, [SERVE_BIN, 'start'], { env, encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(started.stderr);
+  return {
+    dir,
+    env,
+    socket: JSON.parse(started.stdout).endpoint,
+    stop() {
+      spawnSync(process.execPath, [SERVE_BIN, 'stop', '--drain-ms', '100'], { env });
+      spawnSync(process.execPath, [HOST_BIN, 'stop', '--force'], { env });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One request on a connection of its own, as the public socket wants. */
+export async function call(path, method, params = {}) {
+  const connection = await connect(path);
+  try {
+    return await connection.request(method, params);
+  } finally {
+    connection.close();
+  }
 }
 
 /** A newline-delimited JSON-RPC connection: `request` resolves results, `onFrame` gets the rest. */

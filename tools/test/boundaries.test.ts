@@ -33,6 +33,7 @@ function pureProjects() {
 const pureSources = [
   { project: 'osc7501', dir: 'libs/osc7501/src' },
   { project: 'procscan', dir: 'libs/procscan/src/match' },
+  { project: 'reducer', dir: 'libs/reducer/src' },
 ];
 
 test('every pure project and every pure glob of eslint.config.mjs is probed', () => {

@@ -10,6 +10,7 @@ import {
   writeJsonAtomic,
   type Endpoints,
   type HostFrame,
+  type UnnumberedHostFrame,
   type Handlers,
   type Manifest,
 } from '@paneflow/rpc';
@@ -40,6 +41,8 @@ export class Host {
   private readonly manifestTimers = new Map<string, NodeJS.Timeout>();
   private readonly lastManifestWrite = new Map<string, number>();
   private readonly pendingAnnouncements = new Map<string, Set<'status' | 'output'>>();
+  /** Frames sent so far, to every follower. */
+  private frameSeq = 0;
   private readonly counters: Counters = { sessions_created: 0, follower_resyncs: 0, follower_collapses: 0, manifests_written: 0 };
   private readonly server: RpcServer<HostMethods>;
   private readonly sessionsDir: string;
@@ -111,6 +114,8 @@ export class Host {
           session: session.id,
           observation: session.observation,
           last_runtime_id: session.lastRuntimeId,
+          foreground_cmd: session.foregroundCmd,
+          foreground_cwd: session.foregroundCwd,
         });
         this.scheduleManifest(session, false);
       },
@@ -150,7 +155,10 @@ export class Host {
     const session = this.sessions.get(id);
     this.pendingAnnouncements.delete(id);
     if (!pending || !session) return;
-    if (pending.has('status')) this.broadcast(this.statusFrame(id)!);
+    if (pending.has('status')) {
+      const { seq: _unnumbered, ...frame } = this.statusFrame(id) as Extract<HostFrame, { type: 'status' }>;
+      this.broadcast(frame);
+    }
     if (pending.has('output')) {
       this.broadcast({ type: 'output', at_ms: Date.now(), session: id, output_generation: session.outputGeneration });
     }
@@ -168,7 +176,8 @@ export class Host {
     };
   }
 
-  private broadcast(frame: HostFrame) {
+  private broadcast(unnumbered: UnnumberedHostFrame) {
+    const frame = { ...unnumbered, seq: ++this.frameSeq } as HostFrame;
     for (const follower of this.followers) {
       if (follower.closed) {
         this.followers.delete(follower);
@@ -206,6 +215,7 @@ export class Host {
     }
   }
 
+  /** A session's records now, numbered as of the last frame sent (a follower's resync). */
   statusFrame(id: string): HostFrame | null {
     const session = this.sessions.get(id);
     if (!session) return null;
@@ -213,6 +223,7 @@ export class Host {
     return {
       type: 'status',
       at_ms: Date.now(),
+      seq: this.frameSeq,
       session: id,
       generation: session.generation,
       records: state.records,
@@ -223,7 +234,7 @@ export class Host {
   }
 
   private snapshotFrame(): HostFrame {
-    return { type: 'snapshot', at_ms: Date.now(), sessions: [...this.sessions.values()].map((s) => s.state()) };
+    return { type: 'snapshot', at_ms: Date.now(), seq: this.frameSeq, sessions: [...this.sessions.values()].map((s) => s.state()) };
   }
 
   private manifests(): Manifest[] {
@@ -266,7 +277,7 @@ export class Host {
         surfaceId: params.surface_id,
         name: params.name ?? null,
         cwd: params.cwd,
-        launch: { shell: program, args, env: params.env, cols: params.cols, rows: params.rows },
+        launch: { shell: program, args, env: params.env, env_remove: params.env_remove, cols: params.cols, rows: params.rows },
         scrollback: params.scrollback ?? DEFAULT_SCROLLBACK,
         createdAtMs: Date.now(),
       },
@@ -282,6 +293,7 @@ export class Host {
   private environment(session: Session): Record<string, string> {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+    for (const key of session.spec.launch.env_remove ?? []) delete env[key];
     Object.assign(env, session.spec.launch.env, {
       TERM: 'xterm-256color',
       TERM_PROGRAM: 'ghostty',
@@ -347,7 +359,7 @@ export class Host {
       'session.inspect': ({ session }) => {
         const manifest = this.sessions.get(session)?.manifest() ?? this.inherited.get(session);
         if (!manifest) throw new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
-        return manifest;
+        return { ...manifest, frame_seq: this.frameSeq };
       },
       'session.input': ({ session, text, origin }) => ({ written: this.find(session).input(text, origin) }),
       'session.resize': ({ session, cols, rows }) => {
@@ -355,6 +367,11 @@ export class Host {
         return {};
       },
       'session.read': ({ session, lines, offset }) => this.find(session).read(lines, offset),
+      'session.modes': async ({ session }) => {
+        const found = this.find(session);
+        await found.settled();
+        return found.modes();
+      },
       'session.search': ({ session, pattern, max_matches }) => this.find(session).search(pattern, max_matches),
       'session.stop': async ({ session }) => {
         const inherited = this.inherited.get(session);
@@ -387,6 +404,7 @@ export class Host {
             cwd: manifest.cwd,
             argv: [launch.shell, ...launch.args],
             env: launch.env,
+            env_remove: launch.env_remove,
             cols: launch.cols,
             rows: launch.rows,
           },

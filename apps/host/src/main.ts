@@ -1,4 +1,7 @@
 import {
+  BUILD_ID,
+  ensureHost,
+  hostStatus,
   HOST_PROTOCOL_VERSION,
   LockFile,
   prepareRuntimeDir,
@@ -11,8 +14,6 @@ import {
 } from '@paneflow/rpc';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureHost, helloHost } from './bootstrap';
-import { BUILD_ID } from './build-id';
 import { Host } from './host';
 
 const USAGE = `usage: paneflow-host [--home DIR] <command>
@@ -93,7 +94,7 @@ async function serve(endpoints: ReturnType<typeof resolveEndpoints>) {
 }
 
 async function stop(endpoints: ReturnType<typeof resolveEndpoints>, force: boolean) {
-  const status = await helloHost(endpoints, 'paneflow-host stop');
+  const status = await hostStatus(endpoints, 'paneflow-host stop');
   if (!status) fail(`no host runs for ${endpoints.home}`);
   const connection = await RpcConnection.connect<HostMethods>(endpoints.hostSocket);
   try {
@@ -125,7 +126,7 @@ async function main() {
       return;
     }
     case 'status': {
-      const status = await helloHost(endpoints, 'paneflow-host status');
+      const status = await hostStatus(endpoints, 'paneflow-host status');
       if (!status) fail(`no host runs for ${endpoints.home} (socket ${endpoints.hostSocket})`);
       process.stdout.write(JSON.stringify(status) + '\n');
       return;

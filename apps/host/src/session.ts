@@ -15,7 +15,7 @@ import {
 } from '@paneflow/rpc';
 import { Terminal } from '@xterm/headless';
 import * as pty from 'node-pty';
-import { ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
+import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { logicalLines, tailText } from './terminal-text';
 
 /** Host constants (REFERENCE.md §1.2). */
@@ -94,6 +94,8 @@ export class Session {
   lastSignalAtMs: number | null = null;
   observation: Observation | null = null;
   lastRuntimeId: string | null = null;
+  foregroundCmd = '';
+  foregroundCwd: string | null = null;
   finalOutput: string | null = null;
   updatedAtMs: number;
   private pty: pty.IPty | null = null;
@@ -235,11 +237,15 @@ export class Session {
       this.context.log(`session ${this.id}: scan failed: ${(error as Error).message}`);
       return;
     }
+    const foreground = describeForeground(this.pid);
     const before = this.observation;
-    if (before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at) return;
+    const sameAgent = before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at;
+    if (sameAgent && foreground.cmd === this.foregroundCmd && foreground.cwd === this.foregroundCwd) return;
     // The identified agent is gone: its turn cannot still be running (OSC7501.md §10).
-    if (before && !isSameProcess(before.pid, before.pid_started_at)) this.recordsChanged(this.store.processExit().length > 0);
+    if (!sameAgent && before && !isSameProcess(before.pid, before.pid_started_at)) this.recordsChanged(this.store.processExit().length > 0);
     this.observation = observation;
+    this.foregroundCmd = foreground.cmd;
+    this.foregroundCwd = foreground.cwd;
     if (observation) this.lastRuntimeId = observation.id;
     this.touch();
     this.context.listener.observation(this);
@@ -393,7 +399,14 @@ export class Session {
       last_status_signal_at_ms: this.lastSignalAtMs,
       observation: this.observation,
       last_runtime_id: this.lastRuntimeId,
+      foreground_cmd: this.foregroundCmd,
+      foreground_cwd: this.foregroundCwd,
     };
+  }
+
+  modes() {
+    const modes = this.term.modes;
+    return { bracketed_paste: modes.bracketedPasteMode, application_cursor_keys: modes.applicationCursorKeysMode };
   }
 
   manifest(): Manifest {

@@ -9,7 +9,7 @@ import {
 } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,7 +36,9 @@ export interface TestHost {
 /** A real host in a temp home with its own runtime dir, started the way users start it. */
 export async function startHost(): Promise<TestHost> {
   const dir = mkdtempSync(join(tmpdir(), 'pf-host-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run') };
+  // A home of its own: shells in panes must not run the developer's dotfiles.
+  mkdirSync(join(dir, 'user'));
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'user'), PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run') };
   delete env.PANEFLOW_SOCKET_PATH;
   delete env.PANEFLOW_HOST_ENDPOINT;
   const started = hostCli(env, 'start');

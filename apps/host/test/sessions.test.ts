@@ -221,8 +221,9 @@ describe('which agent runs (the foreground scan)', () => {
     expect(manifest.runtime.current_observation?.id).toBe('claude-code');
 
     await client.frame((f) => statusOf(session)(f) && records(f).includes('root:idle'));
+    const identified = client.frames.indexOf(seen);
     await client.request('session.input', { session, text: 'exit\r', origin: 'automation' });
-    const gone = await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation === null);
+    const gone = await client.frame((f) => client.frames.indexOf(f) > identified && observationOf(session)(f) && f.type === 'observation' && f.observation === null);
     expect(gone).toMatchObject({ last_runtime_id: 'claude-code' });
   });
 

@@ -1,4 +1,4 @@
 export * from './match';
-export { ForegroundReader } from './reader';
+export { describeForeground, ForegroundReader } from './reader';
 export { runtimeCatalog } from './catalog-source';
 export { sessionProcesses, stopTree } from './tree';

@@ -1,5 +1,5 @@
 import { readProcFile, readProcStat, startTimeToEpochMs, type Observation } from '@paneflow/rpc';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { matchProcess, type Catalog, type Match } from './match';
 
 interface Candidate {
@@ -117,4 +117,19 @@ export class ForegroundReader {
     this.cache = { key, observation };
     return observation;
   }
+}
+
+/** What runs in front of a pane, agent or not: the foreground group leader's command line and cwd. */
+export function describeForeground(leader: number): { cmd: string; cwd: string | null } {
+  const stat = readProcStat(leader);
+  if (!stat) return { cmd: '', cwd: null };
+  const group = stat.tpgid > 0 ? stat.tpgid : stat.pgrp;
+  const argv = readArgv(group) ?? readArgv(leader) ?? [];
+  let cwd: string | null = null;
+  try {
+    cwd = readlinkSync(`/proc/${group}/cwd`);
+  } catch {
+    // gone, or not ours to read
+  }
+  return { cmd: argv.join(' '), cwd };
 }

@@ -81,9 +81,10 @@ export class RpcConnection<T extends MethodTable> {
         error: { code: ErrorCode.InternalError, message: `no answer to ${method} within ${timeoutMs} ms`, data: { reason: 'timeout' } },
       })).request(method, params as Record<string, unknown>);
     } catch (error) {
-      if (error instanceof JSONRPCErrorException) throw new RpcError(error.code, error.message, error.data);
       if (this.connectionError) throw this.connectionError;
-      if (this.closedFlag) throw new UnreachableError(this.endpoint, error as Error);
+      // The connection closed under the request: json-rpc-2.0 fails it with code 0.
+      if (this.closedFlag && (!(error instanceof JSONRPCErrorException) || error.code === 0)) throw new UnreachableError(this.endpoint, error as Error);
+      if (error instanceof JSONRPCErrorException) throw new RpcError(error.code, error.message, error.data);
       throw error;
     }
   }

@@ -29,6 +29,8 @@ export const Launch = Type.Object({
   args: Type.Array(Type.String()),
   /** The pane's own variables, over the host's environment. */
   env: Env,
+  /** Variables of the host's environment left out. */
+  env_remove: Type.Optional(Type.Array(Type.String())),
   cols: Type.Integer(),
   rows: Type.Integer(),
 });
@@ -83,6 +85,9 @@ export const SessionState = Type.Object({
   last_status_signal_at_ms: nullable(TimeMs),
   observation: nullable(Observation),
   last_runtime_id: nullable(Type.String()),
+  /** The foreground command line (argv joined by spaces) and its cwd, agent or not. */
+  foreground_cmd: Type.String(),
+  foreground_cwd: nullable(Type.String()),
 });
 export type SessionState = Static<typeof SessionState>;
 
@@ -99,6 +104,8 @@ const CreateParams = Type.Object(
     /** Run directly, no shell in between. */
     argv: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
     env: Env,
+    /** Variables of the host's environment not to pass on (a runtime's `strip_inherited`). */
+    env_remove: Type.Optional(Type.Array(Type.String())),
     cols: Type.Integer({ minimum: 2, maximum: 1000 }),
     rows: Type.Integer({ minimum: 1, maximum: 1000 }),
     /** Lines kept above the screen (default 10,000). */
@@ -130,7 +137,7 @@ export const HostMethods = {
     Type.Object({ ...CreateResult.properties, created: Type.Boolean() }),
   ),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(Manifest) })),
-  'session.inspect': method(Session, Manifest),
+  'session.inspect': method(Session, Type.Intersect([Manifest, Type.Object({ frame_seq: Type.Integer() })])),
   /** `user` input (a real keyboard) also removes done and error records; automation never does. */
   'session.input': method(
     Type.Object({ session: Uuid, text: Type.String(), origin: Type.Union([Type.Literal('user'), Type.Literal('automation')]) }, closed),
@@ -157,6 +164,8 @@ export const HostMethods = {
     Type.Object({ session: Uuid, pattern: Type.String({ minLength: 1 }), max_matches: Type.Optional(Type.Integer()) }, closed),
     SearchResult,
   ),
+  /** The terminal modes that decide how input is encoded: bracketed paste (2004), cursor keys (DECCKM). */
+  'session.modes': method(Session, Type.Object({ bracketed_paste: Type.Boolean(), application_cursor_keys: Type.Boolean() })),
   /** Ends the process tree (TERM, then KILL) within the 5 s stop budget. */
   'session.stop': method(Session, Empty),
   /** Starts the recorded launch again as generation + 1 (only exited or lost sessions). */
@@ -170,12 +179,16 @@ export const HostMethods = {
 };
 export type HostMethods = typeof HostMethods;
 
-/** Frames of `agent.follow`, each a bare JSON object on its own line. */
+/**
+ * Frames of `agent.follow`, each a bare JSON object on its own line. `seq` counts every frame the
+ * host sends; `session.inspect` tells the count its answer reflects, so a client that holds frames
+ * for a session it is about to inspect knows which of them are older than the answer.
+ */
 export const HostFrame = Type.Union([
-  Type.Object({ type: Type.Literal('snapshot'), at_ms: TimeMs, sessions: Type.Array(SessionState) }),
+  Type.Object({ type: Type.Literal('snapshot'), at_ms: TimeMs, seq: Type.Integer(), sessions: Type.Array(SessionState) }),
   Type.Object({
     type: Type.Literal('status'),
-    at_ms: TimeMs,
+    at_ms: TimeMs, seq: Type.Integer(),
     session: Uuid,
     generation: Type.Integer(),
     records: Type.Array(WireRecord),
@@ -185,23 +198,27 @@ export const HostFrame = Type.Union([
   }),
   Type.Object({
     type: Type.Literal('observation'),
-    at_ms: TimeMs,
+    at_ms: TimeMs, seq: Type.Integer(),
     session: Uuid,
     observation: nullable(Observation),
     last_runtime_id: nullable(Type.String()),
+    foreground_cmd: Type.String(),
+    foreground_cwd: nullable(Type.String()),
   }),
   Type.Object({
     type: Type.Literal('lifecycle'),
-    at_ms: TimeMs,
+    at_ms: TimeMs, seq: Type.Integer(),
     session: Uuid,
     generation: Type.Integer(),
     lifecycle: Lifecycle,
     exit_code: nullable(Type.Integer()),
     pid: nullable(Type.Integer()),
   }),
-  Type.Object({ type: Type.Literal('output'), at_ms: TimeMs, session: Uuid, output_generation: Type.Integer() }),
-  Type.Object({ type: Type.Literal('title'), at_ms: TimeMs, session: Uuid, title: Type.String() }),
-  Type.Object({ type: Type.Literal('removed'), at_ms: TimeMs, session: Uuid }),
+  Type.Object({ type: Type.Literal('output'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, output_generation: Type.Integer() }),
+  Type.Object({ type: Type.Literal('title'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, title: Type.String() }),
+  Type.Object({ type: Type.Literal('removed'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid }),
 ]);
 export type HostFrame = Static<typeof HostFrame>;
+/** A frame before the host numbers it. */
+export type UnnumberedHostFrame = HostFrame extends infer F ? (F extends HostFrame ? Omit<F, 'seq'> : never) : never;
 

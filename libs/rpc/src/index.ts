@@ -10,3 +10,7 @@ export * from './endpoints';
 export * from './files';
 export * from './lock';
 export * from './proc';
+export * from './fence';
+export * from './programs';
+export * from './bootstrap';
+export * from './build-id';

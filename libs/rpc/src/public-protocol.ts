@@ -189,6 +189,7 @@ export const EVENT_TYPES = [
   'ai.subagent',
   'ai.exit',
 ] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export const PublicMethods = {
   'system.ping': method(Empty, Type.Object({ pong: Type.Literal(true) })),
@@ -309,7 +310,7 @@ export const PublicMethods = {
     Type.Object(
       {
         surfaces: Type.Optional(Type.Array(SurfaceId)),
-        types: Type.Optional(Type.Array(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))))),
+        types: Type.Optional(Type.Array(Type.Unsafe<EventType>(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))))),
       },
       closed,
     ),

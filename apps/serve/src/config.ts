@@ -1,0 +1,134 @@
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** REFERENCE.md §10. */
+export interface Config {
+  ai_unrestricted: boolean;
+  ai_injection_fence: boolean;
+  submit_paste_delay_ms: number;
+  /** `terminal.env`: variables injected into new terminals. */
+  terminal_env: Record<string, string>;
+  agent_stall_threshold_secs: number;
+  reduce_motion: boolean;
+  /** A runtime's `visibility_config_key` → shown in the desktop. */
+  visibility: Record<string, boolean>;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  ai_unrestricted: false,
+  ai_injection_fence: true,
+  submit_paste_delay_ms: 70,
+  terminal_env: {},
+  agent_stall_threshold_secs: 0,
+  reduce_motion: false,
+  visibility: {},
+};
+
+export function configPath(env: Record<string, string | undefined> = process.env): string {
+  if (env.PANEFLOW_CONFIG) return env.PANEFLOW_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return join(base, 'paneflow', 'config.json');
+}
+
+const isStringMap = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+
+/**
+ * Reads a config file tolerantly: what is valid is taken, anything else is reported in `ignored`
+ * and its default kept. A config can never stop serve from starting.
+ */
+export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): { config: Config; ignored: string[] } {
+  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {} };
+  const ignored: string[] = [];
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { config, ignored: [`not valid JSON (${(error as Error).message}); every key at its default`] };
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { config, ignored: ['not a JSON object; every key at its default'] };
+  }
+  const bool = (key: 'ai_unrestricted' | 'ai_injection_fence' | 'reduce_motion', value: unknown) => {
+    if (typeof value === 'boolean') config[key] = value;
+    else ignored.push(`${key}: expected true or false, got ${JSON.stringify(value)}`);
+  };
+  for (const [key, value] of Object.entries(data)) {
+    switch (key) {
+      case 'ai_unrestricted':
+      case 'ai_injection_fence':
+      case 'reduce_motion':
+        bool(key, value);
+        break;
+      case 'submit_paste_delay_ms':
+        if (typeof value === 'number' && Number.isFinite(value)) config.submit_paste_delay_ms = Math.min(5000, Math.max(10, Math.round(value)));
+        else ignored.push(`${key}: expected a number of milliseconds, got ${JSON.stringify(value)}`);
+        break;
+      case 'agent_stall_threshold_secs':
+        if (typeof value === 'number' && value >= 0) config.agent_stall_threshold_secs = value;
+        else ignored.push(`${key}: expected a number of seconds >= 0, got ${JSON.stringify(value)}`);
+        break;
+      case 'terminal': {
+        const env = (value as { env?: unknown } | null)?.env;
+        const extra = value && typeof value === 'object' ? Object.keys(value).filter((k) => k !== 'env') : [];
+        if (isStringMap(env)) config.terminal_env = { ...env };
+        else if (env !== undefined) ignored.push('terminal.env: expected an object of strings');
+        for (const k of extra) ignored.push(`terminal.${k}: unknown key`);
+        break;
+      }
+      default:
+        if (visibilityKeys.has(key)) {
+          if (typeof value === 'boolean') config.visibility[key] = value;
+          else ignored.push(`${key}: expected true or false, got ${JSON.stringify(value)}`);
+        } else ignored.push(`${key}: unknown key`);
+    }
+  }
+  return { config, ignored };
+}
+
+/** The live config: read again when the file changes (checked at most once a second, on use). */
+export class ConfigSource {
+  private config: Config = DEFAULT_CONFIG;
+  private mtimeMs = -1;
+  private checkedAt = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly visibilityKeys: ReadonlySet<string>,
+    private readonly log: (message: string) => void,
+  ) {
+    this.reload();
+  }
+
+  get current(): Config {
+    if (Date.now() - this.checkedAt >= 1000) this.reload();
+    return this.config;
+  }
+
+  private reload() {
+    this.checkedAt = Date.now();
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(this.path).mtimeMs;
+    } catch {
+      if (this.mtimeMs !== -1) this.log(`config ${this.path} is gone; defaults in effect`);
+      this.mtimeMs = -1;
+      this.config = DEFAULT_CONFIG;
+      return;
+    }
+    if (mtimeMs === this.mtimeMs) return;
+    this.mtimeMs = mtimeMs;
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      this.log(`config ${this.path} unreadable (${(error as Error).message}); defaults in effect`);
+      this.config = DEFAULT_CONFIG;
+      return;
+    }
+    const { config, ignored } = parseConfig(text, this.visibilityKeys);
+    for (const problem of ignored) this.log(`config ${this.path}: ignored ${problem}`);
+    this.config = config;
+  }
+}

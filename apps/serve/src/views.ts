@@ -1,0 +1,174 @@
+import type { Catalog } from '@paneflow/procscan';
+import { cliState, newEntry, restoredEntry, type Agent, type CliState, type Entry } from '@paneflow/reducer';
+import type { Manifest, Observation, SessionState, StatusObject } from '@paneflow/rpc';
+import type { Config } from './config';
+import type { SavedEntry } from './model';
+
+/** Metadata from `ai.*` hook frames (REFERENCE.md §7.2): it never touches the reducer. */
+export interface HookState {
+  revision: number;
+  /** The agent process whose hooks were accepted. */
+  pid: number | null;
+  lastEmittedAtMs: number;
+  notificationMessage: string | null;
+  lastResult: string | null;
+  activeToolName: string | null;
+  providerSessionId: string | null;
+  transcriptPath: string | null;
+  prompt: string | null;
+}
+
+/** Everything serve knows of one host session. */
+export interface View {
+  session: string;
+  generation: number;
+  lifecycle: Manifest['lifecycle'];
+  exitCode: number | null;
+  process: Manifest['process'];
+  title: string;
+  outputGeneration: number;
+  declared: Manifest['declared_status'];
+  lastSignalAtMs: number | null;
+  capableAtMs: number | null;
+  observation: Observation | null;
+  lastRuntimeId: string | null;
+  foregroundCmd: string;
+  foregroundCwd: string | null;
+  cwd: string;
+  surfaceId: number;
+  workspaceId: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  hostBuildId: string;
+  hostProtocol: number;
+  agent: Agent | null;
+  entry: Entry;
+  hook: HookState;
+  lastActivityMs: number | null;
+  attentionSinceMs: number | null;
+  /** Set while a timer will reduce again (detecting → no_signal, stalled). */
+  clockTimer: NodeJS.Timeout | null;
+}
+
+export function emptyHook(): HookState {
+  return {
+    revision: 0,
+    pid: null,
+    lastEmittedAtMs: 0,
+    notificationMessage: null,
+    lastResult: null,
+    activeToolName: null,
+    providerSessionId: null,
+    transcriptPath: null,
+    prompt: null,
+  };
+}
+
+/** The agent an observation names; the same object while the identity is the same. */
+export function agentFrom(observation: Observation | null, previous: Agent | null, identifiedAtMs: number): Agent | null {
+  if (!observation) return null;
+  if (previous && previous.runtimeId === observation.id && previous.pid === observation.pid && previous.startedAt === observation.pid_started_at) {
+    return previous;
+  }
+  return {
+    runtimeId: observation.id,
+    pid: observation.pid,
+    startedAt: observation.pid_started_at,
+    startedAtMs: observation.pid_started_at_ms,
+    identifiedAtMs,
+  };
+}
+
+export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefined): View {
+  const observation = manifest.runtime.current_observation;
+  return {
+    session: manifest.session,
+    generation: manifest.generation,
+    lifecycle: manifest.lifecycle,
+    exitCode: manifest.exit_code,
+    process: manifest.process,
+    title: manifest.title,
+    outputGeneration: manifest.output_generation,
+    declared: manifest.declared_status,
+    lastSignalAtMs: manifest.last_status_signal_at_ms,
+    capableAtMs: manifest.program_status_capable_at_ms,
+    observation,
+    lastRuntimeId: manifest.runtime.last_runtime_id,
+    foregroundCmd: [manifest.launch.shell, ...manifest.launch.args].join(' '),
+    foregroundCwd: null,
+    cwd: manifest.cwd,
+    surfaceId: manifest.surface_id,
+    workspaceId: manifest.workspace_id,
+    createdAtMs: manifest.created_at_ms,
+    updatedAtMs: manifest.updated_at_ms,
+    hostBuildId: manifest.host_build_id,
+    hostProtocol: manifest.host_protocol_version,
+    // An agent found by a rebuild has been there since it started: if it never spoke, it is no_signal.
+    agent: agentFrom(observation, null, observation?.pid_started_at_ms ?? Date.now()),
+    entry: saved ? restoredEntry({ status: saved.status, stateSeq: saved.state_seq, outcome: saved.outcome, unread: saved.unread }) : newEntry(),
+    hook: emptyHook(),
+    lastActivityMs: manifest.screen_changed_at_ms,
+    attentionSinceMs: null,
+    clockTimer: null,
+  };
+}
+
+/** Applies a host snapshot's state of one session. */
+export function applyState(view: View, state: SessionState, now: number): void {
+  view.generation = state.generation;
+  view.lifecycle = state.lifecycle;
+  view.exitCode = state.exit_code;
+  view.title = state.title;
+  view.outputGeneration = state.output_generation;
+  view.declared = state.declared_status;
+  view.lastSignalAtMs = state.last_status_signal_at_ms;
+  view.capableAtMs = state.program_status_capable_at_ms;
+  view.observation = state.observation;
+  view.lastRuntimeId = state.last_runtime_id;
+  view.foregroundCmd = state.foreground_cmd;
+  view.foregroundCwd = state.foreground_cwd;
+  view.agent = agentFrom(state.observation, view.agent, now);
+}
+
+export function stateOf(view: View, config: Config, now: number): CliState {
+  return cliState(view.entry, view.declared, view.agent !== null, {
+    stallThresholdSecs: config.agent_stall_threshold_secs,
+    lastActivityMs: view.lastActivityMs,
+    nowMs: now,
+  });
+}
+
+/** The status object (REFERENCE.md §3.7). */
+export function statusObject(
+  view: View,
+  pane: { surface_id: number; name: string | null },
+  workspaceIndex: number,
+  catalog: Catalog,
+  config: Config,
+  now: number,
+): StatusObject {
+  const runtime = view.agent ? catalog.bySlug.get(view.agent.runtimeId) : undefined;
+  const attention = view.entry.status === 'attention';
+  return {
+    surface_id: pane.surface_id,
+    surface_name: pane.name,
+    workspace: workspaceIndex,
+    session: view.session,
+    tool: runtime?.tool ?? null,
+    runtime_id: runtime?.slug ?? null,
+    pid: view.agent?.pid ?? null,
+    state: stateOf(view, config, now),
+    status: view.entry.status,
+    reason: view.entry.reason,
+    hooked: view.hook.pid !== null && view.hook.pid === view.agent?.pid,
+    declared: view.declared,
+    state_seq: view.entry.stateSeq,
+    outcome: view.entry.outcome,
+    unread: view.entry.unread,
+    active_tool_name: view.hook.activeToolName,
+    message: view.declared?.message ?? (attention ? view.hook.notificationMessage : null),
+    last_result: view.hook.lastResult,
+    waiting_ms: attention && view.attentionSinceMs !== null ? now - view.attentionSinceMs : null,
+    idle_ms: view.lastActivityMs !== null ? Math.max(0, now - view.lastActivityMs) : null,
+  };
+}

@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'reducer',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+};

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, RpcConnection } from './client';
+import { prepareRuntimeDir, type Endpoints } from './endpoints';
+import { UnreachableError } from './errors';
+import { HOST_PROTOCOL_VERSION, type HostMethods } from './host-protocol';
+import { LockFile } from './lock';
+import { programCommand } from './programs';
+import type { PublicMethods } from './public-protocol';
+
+export const STARTUP_DEADLINE_MS = 10_000;
+
+export interface DaemonInfo {
+  pid: number;
+  endpoint: string;
+  home: string;
+  protocol: number;
+  adopted: boolean;
+}
+
+/** The host's `host.status` when one answers at these endpoints, else null. */
+export async function hostStatus(endpoints: Endpoints, client: string) {
+  let connection: RpcConnection<HostMethods>;
+  try {
+    connection = await RpcConnection.connect<HostMethods>(endpoints.hostSocket, { timeoutMs: 2000 });
+  } catch (error) {
+    if (error instanceof UnreachableError) return null;
+    throw error;
+  }
+  try {
+    await connection.request('host.hello', { client, protocol: HOST_PROTOCOL_VERSION });
+    return await connection.request('host.status', {});
+  } catch (error) {
+    if (error instanceof UnreachableError) return null;
+    throw error;
+  } finally {
+    connection.close();
+  }
+}
+
+/** serve's `serve.status` when it answers on the public socket, else null. */
+export async function serveStatus(endpoints: Endpoints) {
+  try {
+    return await call<PublicMethods, 'serve.status'>(endpoints.publicSocket, 'serve.status', {}, { timeoutMs: 2000 });
+  } catch (error) {
+    if (error instanceof UnreachableError) return null;
+    throw error;
+  }
+}
+
+interface Daemon {
+  /** `host` or `serve`: its directory under the home, its log, its lock. */
+  name: 'host' | 'serve';
+  endpoint: string;
+  command: string[];
+  probe(): Promise<{ pid: number; home: string; protocol: number } | null>;
+}
+
+/**
+ * Ensures one daemon of this home runs (REFERENCE.md §1.2, §1.3): under `<name>/bootstrap.lock`,
+ * adopt one that answers, else spawn it detached (own session, stdin and stdout to null, stderr
+ * to `<name>/<name>.log`) and wait up to 10 s for it to answer.
+ */
+async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<DaemonInfo> {
+  const dir = join(endpoints.home, daemon.name);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  prepareRuntimeDir(endpoints);
+  const lock = new LockFile(join(dir, 'bootstrap.lock'));
+  await lock.acquire(STARTUP_DEADLINE_MS);
+  try {
+    const running = await daemon.probe();
+    if (running) {
+      if (running.home !== endpoints.home) throw new Error(`the ${daemon.name} on ${daemon.endpoint} serves ${running.home}, not ${endpoints.home}`);
+      return { ...running, endpoint: daemon.endpoint, adopted: true };
+    }
+    const logPath = join(dir, `${daemon.name}.log`);
+    const log = openSync(logPath, 'a', 0o600);
+    const [program, ...args] = daemon.command;
+    const child = spawn(program, [...args, '--home', endpoints.home, daemon.name === 'host' ? 'serve' : 'run'], {
+      detached: true,
+      stdio: ['ignore', 'ignore', log],
+      env: { ...process.env, PANEFLOW_HOME: endpoints.home },
+    });
+    closeSync(log);
+    let exited: number | null = null;
+    child.once('exit', (code) => (exited = code ?? 1));
+    child.unref();
+    const deadline = Date.now() + STARTUP_DEADLINE_MS;
+    while (Date.now() < deadline) {
+      if (exited !== null) throw new Error(`paneflow-${daemon.name} exited with code ${exited} at start; see ${logPath}`);
+      const status = await daemon.probe();
+      if (status) return { ...status, endpoint: daemon.endpoint, adopted: false };
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`paneflow-${daemon.name} did not answer within ${STARTUP_DEADLINE_MS / 1000} s; see ${logPath}`);
+  } finally {
+    lock.release();
+  }
+}
+
+export function ensureHost(endpoints: Endpoints, command = programCommand('paneflow-host')): Promise<DaemonInfo> {
+  return ensureDaemon(endpoints, {
+    name: 'host',
+    endpoint: endpoints.hostSocket,
+    command,
+    probe: async () => {
+      const status = await hostStatus(endpoints, 'bootstrap');
+      return status && { pid: status.pid, home: status.home, protocol: status.protocol };
+    },
+  });
+}
+
+/** Serve, and through it the host (serve ensures the host when it starts). */
+export function ensureServe(endpoints: Endpoints, command = programCommand('paneflow-serve')): Promise<DaemonInfo> {
+  return ensureDaemon(endpoints, {
+    name: 'serve',
+    endpoint: endpoints.publicSocket,
+    command,
+    probe: async () => {
+      const status = await serveStatus(endpoints);
+      return status && { pid: status.pid, home: status.home, protocol: status.protocol };
+    },
+  });
+}
