@@ -38,6 +38,6 @@ test('events.subscribe refuses an unknown event type', () => {
 });
 
 test('host frames are told apart by type', () => {
-  expect(validate(HostFrame, { type: 'output', at_ms: 1, session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f', output_generation: 3 })).toBeNull();
+  expect(validate(HostFrame, { type: 'output', at_ms: 1, seq: 9, session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f', output_generation: 3 })).toBeNull();
   expect(validate(HostFrame, { type: 'bogus', at_ms: 1 })).not.toBeNull();
 });
