@@ -3,10 +3,12 @@ const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
 
 const workspaceRoot = __dirname;
+// `@paneflow/x` maps to one file, `@paneflow/x/*` to the files below it.
+const escape = (text) => text.replace(/[.+?^${}()|[\]\\/]/g, '\\$&');
 const moduleNameMapper = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([name, [target]]) => [
-    `^${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`,
-    path.join(workspaceRoot, target),
+    `^${escape(name).replace('*', '(.*)')}$`,
+    path.join(workspaceRoot, target).replace('*', '$1'),
   ]),
 );
 

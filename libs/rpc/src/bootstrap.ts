@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { call, RpcConnection } from './client';
 import { prepareRuntimeDir, type Endpoints } from './endpoints';
 import { UnreachableError } from './errors';
-import { HOST_PROTOCOL_VERSION, type HostMethods } from './host-protocol';
+import type { HostMethods } from './host-protocol';
 import { LockFile } from './lock';
 import { programCommand } from './programs';
+import { HOST_PROTOCOL_VERSION } from './versions';
 import type { PublicMethods } from './public-protocol';
 
 export const STARTUP_DEADLINE_MS = 10_000;

@@ -18,7 +18,7 @@ import {
  * The host's private protocol (REFERENCE.md §1.2): newline-delimited JSON-RPC 2.0, many requests
  * per connection, `host.hello` first. Only Paneflow's own processes speak it.
  */
-export const HOST_PROTOCOL_VERSION = 1;
+export { HOST_PROTOCOL_VERSION } from './versions';
 const closed = { additionalProperties: false } as const;
 const Session = Type.Object({ session: Uuid }, closed);
 const Empty = Type.Object({}, closed);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The bundled programs, by name, with where each is built in the repository. */
@@ -16,7 +16,8 @@ export type ProgramName = keyof typeof PROGRAMS;
 export function programCommand(name: ProgramName, env: Record<string, string | undefined> = process.env): string[] {
   const override = env[`PANEFLOW_${name.slice('paneflow-'.length).toUpperCase()}_BIN`];
   if (override) return [process.execPath, override];
-  const here = dirname(process.argv[1] ?? '.');
+  // The bundle's real place: run through a bin link (node_modules/.bin, npx), argv[1] is the link.
+  const here = dirname(realpathSync(process.argv[1] ?? '.'));
   const candidates = [join(here, '../..', PROGRAMS[name]), join(here, `${name}.cjs`)];
   const found = candidates.find((path) => existsSync(path));
   if (!found) throw new Error(`cannot find ${name} (looked for ${candidates.join(', ')}); set PANEFLOW_${name.slice(9).toUpperCase()}_BIN`);

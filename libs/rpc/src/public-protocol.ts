@@ -6,7 +6,7 @@ import { DeclaredStatus, Env, Lifecycle, nullable, ReadResult, SearchResult, Sur
  * The public protocol on `paneflow.sock` (REFERENCE.md §2): one request per connection except
  * `events.subscribe`. Serve implements it; the CLI, the MCP bridge, the hook and the desktop use it.
  */
-export const PUBLIC_PROTOCOL_VERSION = 1;
+export { PUBLIC_PROTOCOL_VERSION } from './versions';
 const closed = { additionalProperties: false } as const;
 const Empty = Type.Object({}, closed);
 const Scope = Type.Union([Type.Literal('workspace'), Type.Literal('all')]);

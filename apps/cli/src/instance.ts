@@ -1,0 +1,78 @@
+import { ensureServe, hostStatus, serveStatus, type DaemonInfo } from '@paneflow/rpc/bootstrap';
+import { call, RpcConnection } from '@paneflow/rpc/client';
+import { resolveEndpoints, type Endpoints } from '@paneflow/rpc/endpoints';
+import { ErrorCode, RpcError, UnreachableError } from '@paneflow/rpc/errors';
+import type { PublicMethods } from '@paneflow/rpc/public-protocol';
+import type { MethodName, ParamsOf, ResultOf } from '@paneflow/rpc/schema';
+
+/** A failure with the exit code REFERENCE.md §4.1 gives it; the message goes to stderr. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+let endpoints: Endpoints | null = null;
+export function instanceEndpoints(): Endpoints {
+  endpoints ??= resolveEndpoints(process.env);
+  return endpoints;
+}
+
+export function unreachable(): CliError {
+  const socket = instanceEndpoints().publicSocket;
+  return new CliError(`no Paneflow instance answers on ${socket}; start one with \`paneflow serve start\` (or point PANEFLOW_SOCKET_PATH at one)`, 1);
+}
+
+/** An error from serve as the CLI tells it: the message, and the hint a gate gives. */
+export function explain(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof UnreachableError) return unreachable();
+  if (error instanceof RpcError) {
+    const requires = error.data?.requires;
+    if (error.code === ErrorCode.MethodNotFound && typeof requires === 'string') return new CliError(`${error.message}`, 1);
+    if (error.code === ErrorCode.Permission) return new CliError(`${error.message}`, 1);
+    return new CliError(error.message, 1);
+  }
+  return new CliError(error instanceof Error ? error.message : String(error), 1);
+}
+
+/** One request to serve, on a connection of its own. */
+export async function request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
+  try {
+    return await call<PublicMethods, M>(instanceEndpoints().publicSocket, method, params);
+  } catch (error) {
+    throw explain(error);
+  }
+}
+
+/** A streaming subscription; frames go to `onFrame`. */
+export async function subscribe(params: ParamsOf<PublicMethods, 'events.subscribe'>, onFrame: (frame: Record<string, unknown>) => void) {
+  let connection: RpcConnection<PublicMethods>;
+  try {
+    connection = await RpcConnection.connect<PublicMethods>(instanceEndpoints().publicSocket);
+  } catch (error) {
+    throw explain(error);
+  }
+  connection.onFrame(onFrame);
+  try {
+    await connection.request('events.subscribe', params);
+  } catch (error) {
+    connection.destroy();
+    throw explain(error);
+  }
+  return connection;
+}
+
+/** Host and serve, started detached if none runs (`new`, `up`, `flow run`, `start`). */
+export async function ensureInstance(): Promise<DaemonInfo> {
+  try {
+    return await ensureServe(instanceEndpoints());
+  } catch (error) {
+    throw new CliError(`cannot start Paneflow: ${(error as Error).message}`, 1);
+  }
+}
+
+export { hostStatus, serveStatus };

@@ -1,0 +1,63 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { PublicMethods } from '@paneflow/rpc/public-protocol';
+import type { ResultOf } from '@paneflow/rpc/schema';
+import { CliError, request } from './instance';
+
+export type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
+export type Scope = 'workspace' | 'all';
+
+function canonical(path: string): string {
+  const expanded = path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : resolve(path);
+  try {
+    return realpathSync(expanded);
+  } catch {
+    return expanded;
+  }
+}
+
+/**
+ * The panes a selector names (REFERENCE.md §4.2): digits are a surface id in any workspace;
+ * `cmdline:` a substring of the foreground command line; `cwd:` the pane's directory; anything
+ * else a name — exact, then case-insensitive, then a unique case-insensitive prefix. None, or
+ * several at the first stage that matches, exits 3 unless `many` takes them all.
+ */
+export async function resolveSelector(selector: string, scope: Scope, many = false): Promise<Surface[]> {
+  if (/^\d+$/.test(selector)) {
+    const { surfaces } = await request('surface.list', { scope: 'all' });
+    const found = surfaces.filter((s) => s.surface_id === Number(selector));
+    if (found.length === 0) throw new CliError(`no pane with surface id ${selector}`, 3);
+    return found;
+  }
+  const workspaceId = process.env.PANEFLOW_WORKSPACE_ID;
+  const { surfaces } = await request('surface.list', scope === 'all' ? { scope: 'all' } : workspaceId ? { scope, workspace_id: workspaceId } : { scope });
+  const stages: Array<(s: Surface) => boolean> = [];
+  if (selector.startsWith('cmdline:')) {
+    const needle = selector.slice('cmdline:'.length);
+    stages.push((s) => s.cmd.includes(needle));
+  } else if (selector.startsWith('cwd:')) {
+    const wanted = canonical(selector.slice('cwd:'.length));
+    stages.push((s) => canonical(s.cwd) === wanted);
+  } else {
+    const lower = selector.toLowerCase();
+    stages.push((s) => s.name === selector);
+    stages.push((s) => s.name?.toLowerCase() === lower);
+    stages.push((s) => !!s.name?.toLowerCase().startsWith(lower));
+  }
+  for (const [i, stage] of stages.entries()) {
+    const found = surfaces.filter(stage);
+    if (found.length === 0) continue;
+    // A prefix must be unique; an exact name could only match once anyway.
+    if (found.length > 1 && !many) {
+      const what = i === 2 ? 'is a prefix of' : 'matches';
+      throw new CliError(`'${selector}' ${what} ${found.length} panes (${found.map((s) => s.surface_id).join(', ')}); name one`, 3);
+    }
+    return found;
+  }
+  throw new CliError(`no pane matches '${selector}'${scope === 'workspace' ? ' in this workspace (try --scope all)' : ''}`, 3);
+}
+
+export async function resolveOne(selector: string, scope: Scope): Promise<Surface> {
+  return (await resolveSelector(selector, scope))[0];
+}

@@ -1,0 +1,267 @@
+import { StatusObject, validate } from '@paneflow/rpc';
+import { encode } from '@paneflow/osc7501';
+import { join } from 'node:path';
+import { CLI, makeHome, screen, type Home } from './helpers';
+
+describe('without an instance', () => {
+  let home: Home;
+  beforeAll(() => (home = makeHome()));
+  afterAll(() => home.cleanup());
+
+  test('a verb that needs serve exits 1 with a hint', () => {
+    const result = home.run(['ls']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/PANEFLOW_SOCKET_PATH/);
+    expect(result.stderr).toMatch(/paneflow serve start/);
+  });
+
+  test.each([
+    [['frobnicate'], /unknown verb 'frobnicate'; see `paneflow --help`/],
+    [['ls', '--bogus'], /unknown flag '--bogus'/],
+    [['read'], /needs <target>/],
+    [['read', 'a', 'b'], /takes no argument 'b'/],
+    [['wait', '--match', 'x'], /--pattern RE or --idle/],
+    [['wait', '--idle'], /needs --match/],
+    [['wait', '--match', 'x', '--idle', '--any', '--all'], /cannot go together/],
+    [['send', 'x', 'y', '--broadcast', '--report-file', '/tmp/r'], /report-file cannot go with --broadcast/],
+    [['read', 'x', '--lines', 'many'], /whole number/],
+    [['host'], /needs one of: start, status, stop/],
+    [['select', 'one'], /zero-based/],
+    [['split', 'sideways'], /h, horizontal, v or vertical/],
+    [['emit', 'sleeping'], /state/],
+  ])('%j is a usage error: exit 2, nothing starts', (args, message) => {
+    const result = home.run(args);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(home.run(['serve', 'status']).code).toBe(1);
+  });
+
+  test('--help on every verb, with an example', () => {
+    const overview = home.run(['--help']);
+    expect(overview.code).toBe(0);
+    const verbs = [...overview.stdout.matchAll(/^ {2}(\S+(?: (?:start|status|stop|run))?) {2,}/gm)].map((m) => m[1]);
+    expect(verbs.length).toBeGreaterThan(20);
+    for (const verb of verbs) {
+      const help = home.run([...verb.split(' '), '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^usage: paneflow /);
+      expect(help.stdout).toMatch(/\nexample: /);
+    }
+  });
+
+  test('decode prints each sequence of stdin as JSON; strip removes them and keeps every other byte', () => {
+    const input = `a${encode({ state: 'blocked', kind: 'permission', msg: 'Apply?' })}b\u00e9${encode({ state: 'clear' }, { terminator: 'bel' })}c`;
+    const decoded = home.run(['decode'], { input });
+    expect(decoded.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { type: 'report', id: null, state: 'blocked', kind: 'permission', progress: null, app: null, title: null, msg: 'Apply?' },
+      { type: 'clear', id: null },
+    ]);
+    expect(home.run(['strip'], { input }).stdout).toBe('ab\u00e9c');
+  });
+
+  test('emit outside a terminal says so', () => {
+    const result = home.run(['emit', 'done']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no controlling terminal/);
+  });
+});
+
+describe('with an instance (scripting and orchestration on)', () => {
+  let home: Home;
+  beforeAll(() => {
+    home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+    // `new` starts the instance.
+    const created = home.run(['new', '--name', 'main', '--cwd', home.dir]);
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ index: 0, name: 'main', surface_id: 1 });
+  });
+  afterAll(() => home.cleanup());
+
+  test('start adopts the running instance; host and serve report themselves', () => {
+    expect(home.run(['start']).json()).toMatchObject({ serve: { adopted: true } });
+    expect(home.run(['serve', 'status']).json()).toMatchObject({ protocol: 1, capabilities: { scripting: true, orchestration: true } });
+    expect(home.run(['host', 'status']).json()).toMatchObject({ protocol: 1, sessions: { live: 1 } });
+  });
+
+  test('ls, read, search and their aliases', async () => {
+    expect(home.run(['send', '1', 'echo marker-$((6*7))', '--submit']).code).toBe(0);
+    await screen(home, '1', /^marker-42$/m);
+    const ls = home.run(['ls']).json<{ surfaces: Array<{ surface_id: number; name: string | null }> }>();
+    expect(ls.surfaces[0]).toMatchObject({ surface_id: 1, workspace: 0, cwd: home.dir });
+    expect(home.run(['list_panes']).json()).toEqual(ls);
+    expect(home.run(['ls', '--human']).stdout).toMatch(/^ID\s+WS\s+NAME\s+CMD\s+CWD/);
+    const fenced = home.run(['read', '1', '--lines', '5']).stdout;
+    expect(fenced).toMatch(/^<untrusted_terminal_output source="surface.read"/);
+    expect(home.run(['read_pane', '1', '--raw']).stdout).toMatch(/^marker-42$/m);
+    expect(home.run(['read', '1', '--json', '--raw']).json()).toMatchObject({ eof: true, total_lines: expect.any(Number) });
+    // The echo of the command matches too: that is the pane's text.
+    expect(home.run(['search', '1', 'MARKER']).json()).toMatchObject({ matches: expect.arrayContaining([expect.objectContaining({ text: 'marker-42' })]), truncated: false });
+    expect(home.run(['search_pane', '1', 'marker', '--human']).stdout).toMatch(/^line \d+: marker-42$/m);
+  });
+
+  test('selectors: id, name (exact, any case, unique prefix), cmdline:, cwd:; none or several exit 3', () => {
+    home.run(['split', 'h', '--target', '1']);
+    const panes = home.run(['ls']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces;
+    const [a, b] = panes.map((p) => p.surface_id);
+    expect(home.run(['focus', String(a)]).code).toBe(0);
+    // rename through serve: the CLI has no rename verb
+    home.run(['split', 'v', '--target', String(b)]);
+    expect(home.run(['status', 'nothing-like-this']).code).toBe(3);
+    expect(home.run(['status', `cwd:${home.dir}`]).code).toBe(3); // several panes share it
+    expect(home.run(['status', 'cmdline:no-such-program']).code).toBe(3);
+    expect(home.run(['status', '999999']).code).toBe(3);
+    expect(home.run(['status', String(a)]).code).toBe(0);
+  });
+
+  test('a full turn: send --submit is confirmed by state, status and ps follow it, wait --idle returns at its end', async () => {
+    const up = home.run(['split', 'h', '--target', '1']);
+    expect(up.code).toBe(0);
+    const { surface_id } = up.json<{ surface_id: number }>();
+    // A login shell sets its own PATH: the fixture's `claude` is named by its path.
+    expect(home.run(['send', String(surface_id), `${home.dir}/bin/claude --block`, '--submit']).json()).toMatchObject({ agent_target: false, submit_mode: 'inline_cr' });
+    await screen(home, String(surface_id), /fixture agent \(declaring\)/);
+    for (let i = 0; ; i++) {
+      const s = home.run(['status', String(surface_id), '--json']).json<{ tool: string | null; reason: string }>();
+      if (s.tool === 'claude' && s.reason === 'declared') break;
+      if (i > 100) throw new Error('the agent was never identified');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const sent = home.run(['send', String(surface_id), 'ship it', '--submit']);
+    expect(sent.code).toBe(0);
+    expect(sent.json()).toMatchObject({ sent: true, submitted: true, agent_target: true, paste: true, submit_mode: 'deferred_paste_cr', started: true, start_reason: 'state_changed' });
+
+    // blocked now: a second submit would answer the question
+    for (let i = 0; ; i++) {
+      if (home.run(['status', String(surface_id), '--json']).json<{ state: string }>().state === 'waiting_for_input') break;
+      if (i > 100) throw new Error('never blocked');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const busy = home.run(['send', String(surface_id), 'again', '--submit']);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(/agent_busy/);
+    const status = home.run(['status', String(surface_id), '--json']).json();
+    expect(validate(StatusObject, status)).toBeNull();
+    expect(status).toMatchObject({ tool: 'claude', runtime_id: 'claude-code', state: 'waiting_for_input', message: 'approve Bash: ship it' });
+    expect(home.run(['status', String(surface_id)]).stdout).toMatch(/claude waiting_for_input \(declared\) · approve Bash: ship it/);
+    const ps = home.run(['ps', '--json']).json<{ agents: Array<{ surface_id: number }> }>();
+    expect(ps.agents.map((a) => a.surface_id)).toContain(surface_id);
+    expect(home.run(['ps']).stdout).toMatch(/waiting_for_input/);
+
+    // Not busy (waiting for an answer): wait --idle returns at once.
+    expect(home.run(['wait', '--match', String(surface_id), '--idle', '--timeout', '10']).json()).toMatchObject({ surface_id, matched: 'idle', state: 'waiting_for_input' });
+    // Answered: busy again, and wait --idle returns when the turn ends.
+    expect(home.run(['key', String(surface_id), '1']).json()).toEqual({ sent: true });
+    for (let i = 0; home.run(['status', String(surface_id), '--json']).json<{ state: string }>().state === 'waiting_for_input'; i++) {
+      if (i > 100) throw new Error('the answer was never taken');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(home.run(['wait', '--match', String(surface_id), '--idle', '--timeout', '30']).json()).toMatchObject({ surface_id, matched: 'idle', state: 'finished' });
+
+    const sessions = home.run(['sessions', '--json']).json<{ sessions: Array<{ session: string; surface_id: number; unread: boolean }> }>();
+    const row = sessions.sessions.find((s) => s.surface_id === surface_id)!;
+    expect(row.unread).toBe(true);
+    expect(home.run(['sessions', 'ack', row.session]).json()).toEqual({ acked: [row.session] });
+    expect(home.run(['status', String(surface_id), '--json']).json()).toMatchObject({ unread: false });
+  }, 90_000);
+
+  test('wait --pattern sees text already on screen; a wait that never matches exits 4', async () => {
+    expect(home.run(['wait', '--match', '1', '--pattern', '^marker-42$', '--timeout', '10']).json()).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'marker-42' });
+    const timedOut = home.run(['wait', '--match', '1', '--pattern', '^never there$', '--timeout', '1']);
+    expect(timedOut.code).toBe(4);
+  });
+
+  test('wait --idle on a shell returns once output has been quiet for --for ms', () => {
+    const result = home.run(['wait', '--match', '1', '--idle', '--for', '300', '--timeout', '10']);
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({ surface_id: 1, matched: 'idle', state: 'idle' });
+  });
+
+  test('send --submit to an agent that declares nothing answers started: null, no_signal', async () => {
+    const { surface_id } = home.run(['split', 'v', '--target', '1']).json<{ surface_id: number }>();
+    home.run(['send', String(surface_id), `${home.dir}/bin/claude --no-query`, '--submit']);
+    for (let i = 0; ; i++) {
+      const s = home.run(['status', String(surface_id), '--json']).json<{ reason: string }>();
+      if (s.reason === 'no_signal') break;
+      if (i > 100) throw new Error(`never no_signal: ${JSON.stringify(s)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(home.run(['send', String(surface_id), 'hello', '--submit']).json()).toMatchObject({ agent_target: true, started: null, start_reason: 'no_signal' });
+  }, 60_000);
+
+  test('--report-file appends the report protocol', () => {
+    // The block holds newlines, so a shell gets it as a paste.
+    const result = home.run(['send', '1', 'summarise', '--paste', '--report-file', 'out/report.md']).json<Record<string, string>>();
+    expect(result.report_file).toBe(join(process.cwd(), 'out/report.md'));
+    expect(result.report_sentinel).toBe(`REPORT_DONE ${result.report_file}`);
+  });
+
+  test('--broadcast sends to every match', () => {
+    const result = home.run(['send', `cwd:${home.dir}`, 'true', '--broadcast']).json<{ sent: number[]; failed: number[] }>();
+    expect(result.sent.length).toBeGreaterThan(1);
+    expect(result.failed).toEqual([]);
+  });
+
+  test('watch prints the subscription first, then events, and exits 0 on Ctrl-C', async () => {
+    const watch = home.start(['watch', '--surface', '1', '--type', 'surface_changed']);
+    const first = JSON.parse(await watch.line(() => true));
+    expect(first).toEqual({ type: 'subscribed', surfaces: [1], types: ['surface_changed'] });
+    home.run(['send', '1', 'echo watched', '--submit']);
+    expect(JSON.parse(await watch.line((l) => JSON.parse(l).type === 'surface_changed'))).toMatchObject({ type: 'surface_changed', surface_id: 1 });
+    watch.child.kill('SIGINT');
+    expect(await watch.exited).toBe(0);
+  });
+
+  test('emit in a pane reaches that pane, as the agent declaring it', async () => {
+    home.run(['send', '1', `${process.execPath} ${CLI} emit blocked --kind permission --msg 'Apply?' --app deploy`, '--submit']);
+    for (let i = 0; ; i++) {
+      const status = home.run(['status', '1', '--json']).json<{ declared: unknown }>();
+      if (status.declared) {
+        expect(status.declared).toEqual({ state: 'blocked', kind: 'permission', progress: null, id: null, app: 'deploy', title: null, message: 'Apply?' });
+        break;
+      }
+      if (i > 100) throw new Error('the emitted report never arrived');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  test('select and the spec verbs', () => {
+    expect(home.run(['select', '0']).json()).toMatchObject({ index: 0 });
+    expect(home.run(['select', '99']).code).toBe(1);
+    const up = home.run(['up', 'team.toml']);
+    expect(up.code).toBe(1);
+    expect(up.stderr).toMatch(/not there yet/);
+  });
+
+  test('stop is refused while sessions live, then --force stops everything', () => {
+    const refused = home.run(['stop']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/session\(s\) live/);
+    expect(home.run(['stop', '--force']).code).toBe(0);
+    expect(home.run(['serve', 'status']).code).toBe(1);
+    expect(home.run(['host', 'status']).code).toBe(1);
+  });
+});
+
+describe('with the gates closed', () => {
+  let home: Home;
+  beforeAll(() => {
+    home = makeHome();
+    expect(home.run(['new', '--cwd', home.dir]).code).toBe(0);
+  });
+  afterAll(() => home.cleanup());
+
+  test('send and key exit 1 with the variable to set; a broadcast writes nothing', () => {
+    const send = home.run(['send', '1', 'ls', '--submit']);
+    expect(send.code).toBe(1);
+    expect(send.stderr).toMatch(/relaunch with PANEFLOW_IPC_SCRIPTING=1/);
+    expect(home.run(['key', '1', 'up']).code).toBe(1);
+    const broadcast = home.run(['send', '1', 'ls', '--broadcast']);
+    expect(broadcast.code).toBe(1);
+    expect(broadcast.stdout).toBe('');
+  });
+
+  test('reads still work', () => {
+    expect(home.run(['ls']).code).toBe(0);
+    expect(home.run(['read', '1']).code).toBe(0);
+  });
+});
