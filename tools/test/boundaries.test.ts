@@ -34,6 +34,7 @@ const pureSources = [
   { project: 'osc7501', dir: 'libs/osc7501/src' },
   { project: 'procscan', dir: 'libs/procscan/src/match' },
   { project: 'reducer', dir: 'libs/reducer/src' },
+  { project: 'spec', dir: 'libs/spec/src' },
 ];
 
 test('every pure project and every pure glob of eslint.config.mjs is probed', () => {

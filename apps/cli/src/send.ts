@@ -73,17 +73,34 @@ export async function send(selector: string, textArg: string, options: SendOptio
   }
 
   const target = await resolveOne(selector, options.scope);
-  const before = options.submit ? await request('surface.status', { surface_id: target.surface_id }) : null;
+  const { out, confirmed } = await sendToPane(target.surface_id, text, options);
+  if (report) Object.assign(out, { report_file: report.sentinel.slice('REPORT_DONE '.length), report_sentinel: report.sentinel });
+  printJson(out);
+  return confirmed === false ? 1 : 0;
+}
+
+/**
+ * One pane, the rules of REFERENCE.md §4.4: the busy guard, then for a submit to an agent the
+ * confirmation — subscribed before sending, a declaring agent must move its state_seq into
+ * thinking or waiting_for_input within 3 s. `confirmed` is false when it did not, null when the
+ * agent declares nothing (or nothing was submitted to an agent).
+ */
+export async function sendToPane(
+  surfaceId: number,
+  text: string,
+  options: Pick<SendOptions, 'submit' | 'paste' | 'force' | 'scope'>,
+): Promise<{ out: Record<string, unknown>; confirmed: boolean | null }> {
+  const before = options.submit ? await request('surface.status', { surface_id: surfaceId }) : null;
   const agentInFront = before !== null && before.tool !== null;
   if (before && agentInFront && !options.force && (before.state === 'thinking' || before.state === 'waiting_for_input')) {
-    throw new CliError(`agent_busy: surface ${target.surface_id} is ${before.state}; a submit now would answer it (use --force to send anyway)`, 1);
+    throw new CliError(`agent_busy: surface ${surfaceId} is ${before.state}; a submit now would answer it (use --force to send anyway)`, 1);
   }
   // Subscribe before sending, so that no transition can come and go unseen.
   const transitions: Array<Pick<StatusObject, 'state_seq' | 'state' | 'reason'>> = [];
   let wake: () => void = () => undefined;
   const stream =
     before && agentInFront
-      ? await subscribe({ surfaces: [target.surface_id], types: ['status_changed'] }, (frame) => {
+      ? await subscribe({ surfaces: [surfaceId], types: ['status_changed'] }, (frame) => {
           if (frame.type !== 'status_changed') return;
           transitions.push(frame as never);
           wake();
@@ -91,18 +108,14 @@ export async function send(selector: string, textArg: string, options: SendOptio
       : null;
   try {
     const result = await request('surface.send_text', {
-      surface_id: target.surface_id,
+      surface_id: surfaceId,
       text,
       submit: options.submit,
       ...(options.paste ? { paste: true } : {}),
       ...writeParams(options.scope),
     });
     const out: Record<string, unknown> = { ...result };
-    if (report) Object.assign(out, { report_file: report.sentinel.slice('REPORT_DONE '.length), report_sentinel: report.sentinel });
-    if (!options.submit || !result.agent_target || !before) {
-      printJson(out);
-      return 0;
-    }
+    if (!options.submit || !result.agent_target || !before) return { out, confirmed: null };
     const waitFor = (test: () => boolean, ms: number) =>
       new Promise<boolean>((resolveWait) => {
         if (test()) return resolveWait(true);
@@ -118,16 +131,14 @@ export async function send(selector: string, textArg: string, options: SendOptio
     if (reason === 'detecting') {
       // Classified when its detection window ends: by a transition, or the next status.
       await waitFor(() => transitions.some((t) => t.reason !== 'detecting'), CONFIRM_MS);
-      reason = transitions.find((t) => t.reason !== 'detecting')?.reason ?? (await request('surface.status', { surface_id: target.surface_id })).reason;
+      reason = transitions.find((t) => t.reason !== 'detecting')?.reason ?? (await request('surface.status', { surface_id: surfaceId })).reason;
     }
     if (reason === 'declared' || reason === 'capable') {
       const started = await waitFor(() => transitions.some((t) => t.state_seq > before.state_seq && (t.state === 'thinking' || t.state === 'waiting_for_input')), CONFIRM_MS);
       const seq = transitions.at(-1)?.state_seq ?? before.state_seq;
-      printJson({ ...out, started, start_reason: started ? 'state_changed' : 'not_started', state_seq: seq });
-      return started ? 0 : 1;
+      return { out: { ...out, started, start_reason: started ? 'state_changed' : 'not_started', state_seq: seq }, confirmed: started };
     }
-    printJson({ ...out, started: null, start_reason: 'no_signal', state_seq: before.state_seq });
-    return 0;
+    return { out: { ...out, started: null, start_reason: 'no_signal', state_seq: before.state_seq }, confirmed: null };
   } finally {
     stream?.destroy();
   }

@@ -35,10 +35,6 @@ function delegate(program: ProgramName, args: string[]): number {
   return result.status ?? 1;
 }
 
-const notYet = (what: string) => async () => {
-  throw new CliError(`${what}: the workspace spec engine is not there yet`, 1);
-};
-
 export const VERBS: Verb[] = [
   {
     name: 'ls',
@@ -330,7 +326,9 @@ export const VERBS: Verb[] = [
     args: [{ name: 'file' }],
     flags: { 'dry-run': { kind: 'boolean', help: 'print the resolved plan; touch nothing' } },
     example: 'paneflow up team.toml --dry-run',
-    run: notYet('paneflow up'),
+    details: 'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 (or scripting). Spec: REFERENCE.md §5.1; see examples/.',
+    // Loaded only when used: the spec engine is the CLI's largest part.
+    run: async (p) => (await import('./up')).up(str(p, 'file'), !!flag(p, 'dry-run')),
   },
   {
     name: 'flow run',
@@ -338,7 +336,8 @@ export const VERBS: Verb[] = [
     args: [{ name: 'file' }],
     flags: { 'dry-run': { kind: 'boolean', help: 'validate and print the plan' }, ...JSON_FLAG, ...SCOPE },
     example: 'paneflow flow run review.toml --json',
-    run: notYet('paneflow flow run'),
+    details: 'Steps that submit need serve with PANEFLOW_IPC_SCRIPTING=1. Spec: REFERENCE.md §5.5; see examples/.',
+    run: async (p) => (await import('./flow')).flowRun(str(p, 'file'), { dryRun: !!flag(p, 'dry-run'), json: !!flag(p, 'json'), scope: scopeOf(p) }),
   },
   {
     name: 'emit',

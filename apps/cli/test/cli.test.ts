@@ -224,12 +224,12 @@ describe('with an instance (scripting and orchestration on)', () => {
     }
   });
 
-  test('select and the spec verbs', () => {
+  test('select, and a spec file that is not there is a usage error', () => {
     expect(home.run(['select', '0']).json()).toMatchObject({ index: 0 });
     expect(home.run(['select', '99']).code).toBe(1);
     const up = home.run(['up', 'team.toml']);
-    expect(up.code).toBe(1);
-    expect(up.stderr).toMatch(/not there yet/);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toMatch(/cannot read team\.toml: ENOENT/);
   });
 
   test('stop is refused while sessions live, then --force stops everything', () => {

@@ -26,6 +26,7 @@ import { KeystrokeError, keystrokeBytes } from './keys';
 import { leaves, presetLayout, removePane, splitPane, type LayoutName, type LayoutNode } from './layout';
 import { Model, type PaneRecord, type WorkspaceRecord } from './model';
 import { applyState, stateOf, statusObject, viewFromManifest, type View } from './views';
+import { teardownWorktree } from './worktrees';
 
 /** REFERENCE.md §2.1, §4.4. */
 export const MAX_CONNECTIONS = 64;
@@ -503,8 +504,11 @@ export class Serve {
       };
       this.model.panes.set(surfaceId, pane);
       const manifest = await this.host.request('session.inspect', { session });
-      this.addView(viewFromManifest(manifest, undefined), manifest.frame_seq);
+      // Queued before the view exists: its held frames, replayed by addView, may already say idle.
       if (spec.prompt) this.queuePrompt(session, spec.prompt);
+      const view = viewFromManifest(manifest, undefined);
+      this.addView(view, manifest.frame_seq);
+      if (spec.prompt && view.declared?.state === 'idle') void this.prefill(session);
       this.model.changed();
       this.publish({ type: 'surface_created', surface_id: surfaceId, session, workspace: this.model.workspaceIndex(workspace.id) });
       return pane;
@@ -751,6 +755,16 @@ export class Serve {
         for (const pane of panes) {
           this.forget(pane.session);
           this.closePane(pane, true);
+        }
+        for (const pane of panes) {
+          const worktree = pane.managed_worktree;
+          if (!worktree) continue;
+          const inUse = [...this.model.panes.values()].some((p) => {
+            const view = this.views.get(p.session);
+            const cwd = view?.foregroundCwd ?? p.cwd;
+            return view?.lifecycle === 'live' && (cwd === worktree.path || cwd.startsWith(worktree.path + '/'));
+          });
+          this.log(`worktree ${worktree.path}: ${teardownWorktree(worktree, inUse)}`);
         }
         this.model.workspaces.splice(at, 1);
         if (this.model.active >= this.model.workspaces.length) this.model.active = Math.max(0, this.model.workspaces.length - 1);

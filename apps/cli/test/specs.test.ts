@@ -1,0 +1,181 @@
+import { call, resolveEndpoints, type PublicMethods } from '@paneflow/rpc';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeHome, ROOT, screen, type Home } from './helpers';
+
+const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });
+
+/** A real repository: a commit, an ignored .env, api/ and web/. */
+function makeRepo(home: Home): string {
+  const repo = join(home.dir, 'repo');
+  mkdirSync(join(repo, 'api'), { recursive: true });
+  mkdirSync(join(repo, 'web'));
+  writeFileSync(join(repo, 'api/main.py'), 'print("api")\n');
+  writeFileSync(join(repo, 'web/index.html'), '<h1>web</h1>\n');
+  writeFileSync(join(repo, '.gitignore'), '.env*\n');
+  writeFileSync(join(repo, '.env'), 'SECRET=local\n');
+  git(home.dir, 'init', '-q', '-b', 'main', repo);
+  git(repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
+  git(repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'initial');
+  symlinkSync(FIXTURE_AGENT, join(home.dir, 'bin/codex'));
+  return repo;
+}
+
+let home: Home;
+let repo: string;
+beforeAll(() => {
+  home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  repo = makeRepo(home);
+});
+afterAll(() => home.cleanup());
+
+const rpc = <M extends keyof PublicMethods & string>(method: M, params: Parameters<typeof call<PublicMethods, M>>[2]) =>
+  call<PublicMethods, M>(resolveEndpoints(home.env).publicSocket, method, params);
+
+describe('paneflow up', () => {
+  test('an invalid spec exits 2, names the file and line, and creates nothing', () => {
+    const file = join(repo, 'bad.toml');
+    writeFileSync(file, '[[panes]]\nagent = "claude"\ncommand = "x"\n[[panes]]\ncwd = "/nowhere"\n');
+    const result = home.run(['up', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:2: pane 1: agent: agent and command are exclusive; give one`);
+    expect(result.stderr).toContain(`${file}:5: pane 2: cwd: /nowhere does not exist or is not a directory`);
+    expect(home.run(['serve', 'status']).code).toBe(1);
+  });
+
+  test('--dry-run prints the plan and touches nothing', () => {
+    const file = join(repo, 'team.toml');
+    copyFileSync(join(ROOT, 'examples/two-agents.toml'), file);
+    const plan = home.run(['up', file, '--dry-run']).json<{ panes: Array<Record<string, unknown>> }>();
+    expect(plan.panes.map((p) => p.name)).toEqual(['login', 'api', 'server']);
+    expect(plan.panes[0]).toMatchObject({ agent: 'claude-code', command: 'claude', cwd: `${repo}.worktrees/feat-login`, worktree: { action: 'create', branch: 'feat/login' } });
+    expect(plan.panes[2]).toMatchObject({ port_offset: expect.any(Number), env: { APP_ENV: 'dev' } });
+    expect(existsSync(`${repo}.worktrees`)).toBe(false);
+    expect(home.run(['serve', 'status']).code).toBe(1);
+  });
+
+  test('the two-agent example: worktrees made, env copied, ports given, prompts prefilled and not submitted; teardown auto and keep', async () => {
+    const file = join(repo, 'team.toml');
+    const result = home.run(['up', file]);
+    expect(result.code).toBe(0);
+    const up = result.json<{ workspace: { index: number }; surfaces: Array<{ name: string; surface_id: number }>; warnings: string[] }>();
+    expect(up.surfaces.map((s) => s.name)).toEqual(['login', 'api', 'server']);
+    expect(git(repo, 'worktree', 'list')).toMatch(/feat-login.*\[feat\/login\]/);
+    expect(readFileSync(`${repo}.worktrees/feat-login/.env`, 'utf8')).toBe('SECRET=local\n');
+
+    const { surfaces } = await rpc('surface.list', { scope: 'all' });
+    const byName = Object.fromEntries(surfaces.map((s) => [s.name, s]));
+    expect(byName.login.cwd).toBe(`${repo}.worktrees/feat-login`);
+    expect(byName['api'].cwd).toBe(`${repo}.worktrees/feat-api-pagination`);
+    // The prompt is in the agent's input, not submitted: the agent stays idle.
+    await screen(home, 'login', /Read AGENTS\.md, then fix the login redirect/);
+    expect(home.run(['status', 'login', '--scope', 'all', '--json']).json()).toMatchObject({ tool: 'claude', state: 'idle' });
+    const server = await screen(home, 'server', /Serving HTTP on .* port (\d+)/);
+    expect(Number(/port (\d+)/.exec(server)![1])).toBeGreaterThanOrEqual(3000);
+
+    writeFileSync(`${repo}.worktrees/feat-api-pagination/notes.txt`, 'uncommitted\n');
+    await rpc('workspace.close', { index: up.workspace.index });
+    expect(existsSync(`${repo}.worktrees/feat-login`)).toBe(false); // clean, auto: removed
+    expect(existsSync(`${repo}.worktrees/feat-api-pagination`)).toBe(true); // keep
+    expect(git(repo, 'branch', '--list', 'feat/login')).toMatch(/feat\/login/); // the branch stays
+  }, 90_000);
+
+  test('teardown auto keeps a dirty worktree', async () => {
+    const file = join(repo, 'dirty.toml');
+    writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "feat/dirty"\n');
+    const up = home.run(['up', file]).json<{ workspace: { index: number } }>();
+    writeFileSync(`${repo}.worktrees/feat-dirty/scratch.txt`, 'work in progress\n');
+    await rpc('workspace.close', { index: up.workspace.index });
+    expect(existsSync(`${repo}.worktrees/feat-dirty/scratch.txt`)).toBe(true);
+  });
+
+  test('a branch checked out elsewhere is refused', () => {
+    const file = join(repo, 'main.toml');
+    writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "main"\n');
+    const result = home.run(['up', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/branch 'main' is checked out in .*repo, a worktree Paneflow does not manage/);
+  });
+});
+
+describe('paneflow flow run', () => {
+  const FANOUT = `
+name = "fanout"
+[defaults]
+timeout_secs = 30
+[[step]]
+id = "probe"
+foreach = ["api", "web"]
+pane = { name = "probe-\${item}", command = "echo marker-$ITEM; PS1= exec bash --norc --noprofile", env = { ITEM = "\${item}" } }
+ready = { pattern = '^marker-\${item}$' }
+capture = { var = "found", lines = 1 }
+[[step]]
+id = "join"
+needs = ["probe"]
+send = { target = "probe[api]", text = "echo joined \${found.api} \${found.web}", submit = true }
+ready = { pattern = '^joined marker-api marker-web$' }
+capture = { var = "joined", lines = 1 }
+`;
+
+  test('a fan-out of two shells and a join that receives both captures runs to the end', () => {
+    const file = join(repo, 'fanout.toml');
+    writeFileSync(file, FANOUT);
+    const result = home.run(['flow', 'run', file, '--json']);
+    expect(result.stderr).toMatch(/flow: join: done/);
+    expect(result.code).toBe(0);
+    const report = result.json<Record<string, unknown>>();
+    expect(report).toMatchObject({
+      name: 'fanout',
+      ok: true,
+      workspace: { index: expect.any(Number), id: expect.any(String) },
+      captures: { found: { api: 'marker-api', web: 'marker-web' }, joined: 'joined marker-api marker-web' },
+    });
+    expect((report.steps as Array<{ id: string; status: string }>).map((s) => [s.id, s.status])).toEqual([
+      ['probe[api]', 'done'],
+      ['probe[web]', 'done'],
+      ['join', 'done'],
+    ]);
+  }, 90_000);
+
+  test('a ready barrier that never matches exits 4 and leaves its panes', () => {
+    const file = join(repo, 'stuck.toml');
+    writeFileSync(file, '[[step]]\nid = "wait"\npane = { name = "stuck", command = "sleep 600" }\nready = { pattern = "^never$", timeout_secs = 2 }\n');
+    const result = home.run(['flow', 'run', file, '--json']);
+    expect(result.code).toBe(4);
+    expect(result.json()).toMatchObject({ ok: false, steps: [{ id: 'wait', status: 'timeout' }] });
+    expect(home.run(['status', 'stuck', '--scope', 'all']).code).toBe(0);
+  });
+
+  test('an invalid flow exits 2 before anything happens; a submitting flow without scripting exits 1, even as a dry run', () => {
+    const bad = join(repo, 'cycle.toml');
+    writeFileSync(bad, '[[step]]\nid = "a"\npane = {}\nneeds = ["b"]\n[[step]]\nid = "b"\npane = {}\nneeds = ["a"]\n');
+    const invalid = home.run(['flow', 'run', bad]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/dependency cycle: a → b → a/);
+    const gated = makeHome();
+    try {
+      const submits = join(gated.dir, 'submits.toml');
+      writeFileSync(submits, '[[step]]\nid = "a"\npane = { agent = "claude", prompt = "hi" }\nsubmit = true\n');
+      const dry = gated.run(['flow', 'run', submits, '--dry-run']);
+      expect(dry.code).toBe(1);
+      expect(dry.stderr).toMatch(/PANEFLOW_IPC_SCRIPTING=1/);
+    } finally {
+      gated.cleanup();
+    }
+  });
+
+  test('the review example: two agents implement on worktrees, a reviewer gets both notes', () => {
+    const file = join(repo, 'review.toml');
+    copyFileSync(join(ROOT, 'examples/review.toml'), file);
+    const result = home.run(['flow', 'run', file, '--json']);
+    expect(result.stderr).toMatch(/flow: review: done/);
+    expect(result.code).toBe(0);
+    const report = result.json<{ ok: boolean; captures: { notes: Record<string, string> } }>();
+    expect(report.ok).toBe(true);
+    expect(report.captures.notes.api).toMatch(/^DONE$/m);
+    expect(report.captures.notes.web).toMatch(/Implement the ticket in web/);
+    expect(existsSync(`${repo}.worktrees/review-api/api/main.py`)).toBe(true);
+  }, 120_000);
+});
