@@ -4,21 +4,12 @@
 // Run: npm run bench:cli
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { call, hasCommand, median, ROOT, startServe } from './lib.mjs';
+import { call, hasCommand, medianRunMs, ROOT, startServe } from './lib.mjs';
 
 const RUNS = 20;
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 
-function time(command, args, env) {
-  const samples = [];
-  for (let i = 0; i < RUNS + 2; i++) {
-    const start = process.hrtime.bigint();
-    const result = spawnSync(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-    if (i >= 2) samples.push(Number(process.hrtime.bigint() - start) / 1e6); // two warm-up runs
-  }
-  return median(samples);
-}
+const time = (command, args, env) => medianRunMs(command, args, { env, runs: RUNS });
 
 const instance = startServe();
 const results = {};

@@ -98,3 +98,19 @@ export function median(values) {
 export function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 }
+
+/**
+ * The median wall time of `runs` runs of a command, after two warm-up runs; each must exit 0 and,
+ * when `silent`, print nothing on stdout.
+ */
+export function medianRunMs(command, args, { env, input, runs = 20, silent = false }) {
+  const samples = [];
+  for (let i = 0; i < runs + 2; i++) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(command, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+    if (silent && result.stdout.length > 0) throw new Error(`${command} ${args.join(' ')} printed ${result.stdout}`);
+    if (i >= 2) samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return median(samples);
+}

@@ -63,11 +63,13 @@ async function until<T>(surfaceId: number, timeoutMs: number, check: () => Promi
   }
 }
 
-/** Ready for input: declared idle, or printed something and then went quiet (§5.2). */
+/** Ready for input: identified by the host, and declared idle or printed something and went quiet (§5.2). */
 async function agentReady(surfaceId: number): Promise<void> {
   let seen: { generation: number; since: number } | null = null;
   await until(surfaceId, AGENT_READY_MS, async () => {
     const status = await request('surface.status', { surface_id: surfaceId });
+    // Until the host's scan names the agent, serve would treat a submit as typing into a shell.
+    if (status.tool === null) return null;
     if (status.declared?.state === 'idle') return true;
     const generation = status.output_generation ?? 0;
     if (generation === 0) return null;

@@ -4,7 +4,7 @@ import { headless } from './headless';
 import { CliError } from './instance';
 import { VERBS, type Verb } from './verbs';
 
-const GROUPS = new Set(['host', 'serve', 'flow']);
+const GROUPS = new Set(['host', 'serve', 'flow', 'hooks', 'mcp']);
 
 function overview(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PublicMethods } from '@paneflow/rpc/public-protocol';
 import type { ResultOf } from '@paneflow/rpc/schema';
+import { matchName } from '@paneflow/rpc/targets';
 import { CliError, request } from './instance';
 
 export type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
@@ -32,29 +33,22 @@ export async function resolveSelector(selector: string, scope: Scope, many = fal
   }
   const workspaceId = process.env.PANEFLOW_WORKSPACE_ID;
   const { surfaces } = await request('surface.list', scope === 'all' ? { scope: 'all' } : workspaceId ? { scope, workspace_id: workspaceId } : { scope });
-  const stages: Array<(s: Surface) => boolean> = [];
+  let found: Surface[];
+  let what = 'matches';
   if (selector.startsWith('cmdline:')) {
     const needle = selector.slice('cmdline:'.length);
-    stages.push((s) => s.cmd.includes(needle));
+    found = surfaces.filter((s) => s.cmd.includes(needle));
   } else if (selector.startsWith('cwd:')) {
     const wanted = canonical(selector.slice('cwd:'.length));
-    stages.push((s) => canonical(s.cwd) === wanted);
+    found = surfaces.filter((s) => canonical(s.cwd) === wanted);
   } else {
-    const lower = selector.toLowerCase();
-    stages.push((s) => s.name === selector);
-    stages.push((s) => s.name?.toLowerCase() === lower);
-    stages.push((s) => !!s.name?.toLowerCase().startsWith(lower));
+    const named = matchName(surfaces, selector);
+    found = named?.matches ?? [];
+    if (named?.stage === 'prefix') what = 'is a prefix of';
   }
-  for (const [i, stage] of stages.entries()) {
-    const found = surfaces.filter(stage);
-    if (found.length === 0) continue;
-    // A prefix must be unique; an exact name could only match once anyway.
-    if (found.length > 1 && !many) {
-      const what = i === 2 ? 'is a prefix of' : 'matches';
-      throw new CliError(`'${selector}' ${what} ${found.length} panes (${found.map((s) => s.surface_id).join(', ')}); name one`, 3);
-    }
-    return found;
-  }
+  // A prefix must be unique; an exact name could only match once anyway.
+  if (found.length > 1 && !many) throw new CliError(`'${selector}' ${what} ${found.length} panes (${found.map((s) => s.surface_id).join(', ')}); name one`, 3);
+  if (found.length > 0) return found;
   throw new CliError(`no pane matches '${selector}'${scope === 'workspace' ? ' in this workspace (try --scope all)' : ''}`, 3);
 }
 

@@ -14,6 +14,18 @@ function git(cwd: string, args: string[]): string | null {
   }
 }
 
+/** Whether `command` is an executable file in a directory of PATH. */
+export function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(join(dir || '.', command), constants.X_OK);
+      return statSync(join(dir || '.', command)).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** The machine as the spec sees it: read-only (`git worktree list`, `rev-parse`, PATH). */
 export function realSpecHost(): SpecHost {
   const catalog = runtimeCatalog();
@@ -34,15 +46,7 @@ export function realSpecHost(): SpecHost {
         return path;
       }
     },
-    onPath: (command) =>
-      (process.env.PATH ?? '').split(':').some((dir) => {
-        try {
-          accessSync(join(dir || '.', command), constants.X_OK);
-          return statSync(join(dir || '.', command)).isFile();
-        } catch {
-          return false;
-        }
-      }),
+    onPath,
     gitRoot: (path) => git(path, ['rev-parse', '--show-toplevel'])?.trim() || null,
     worktrees: (root) => {
       const out = git(root, ['worktree', 'list', '--porcelain']) ?? '';

@@ -339,6 +339,26 @@ export const VERBS: Verb[] = [
     details: 'Steps that submit need serve with PANEFLOW_IPC_SCRIPTING=1. Spec: REFERENCE.md §5.5; see examples/.',
     run: async (p) => (await import('./flow')).flowRun(str(p, 'file'), { dryRun: !!flag(p, 'dry-run'), json: !!flag(p, 'json'), scope: scopeOf(p) }),
   },
+  ...(
+    [
+      ['hooks setup', 'hooksSetup', 'Install the hooks (and the MCP server) for every detected agent.', 'Claude Code: $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json); Codex: $CODEX_HOME/hooks.json. Idempotent; your own hooks stay; <file>.bak before the first change. Exit 1 if a runtime failed.'],
+      ['hooks status', 'hooksStatus', "Show each agent's hook state (installed, partial, outdated, absent, not_detected).", 'Always exits 0.'],
+      ['hooks uninstall', 'hooksUninstall', "Remove Paneflow's hooks and MCP server entries, and nothing else.", 'Exit 1 if a runtime failed.'],
+      ['mcp install', 'mcpInstall', 'Register paneflow-mcp with every detected agent.', 'Claude Code: ~/.claude.json mcpServers.paneflow (as `claude mcp add --scope user` writes it); Codex: $CODEX_HOME/config.toml [mcp_servers.paneflow].'],
+      ['mcp status', 'mcpStatus', "Show each agent's MCP registration.", 'Always exits 0.'],
+      ['mcp uninstall', 'mcpUninstall', 'Remove the paneflow-mcp registration.', 'Exit 1 if a runtime failed.'],
+    ] as const
+  ).map(
+    ([name, action, summary, details]): Verb => ({
+      name,
+      summary,
+      args: [],
+      flags: {},
+      example: `paneflow ${name}`,
+      details,
+      run: async () => (await import('./integrations'))[action](),
+    }),
+  ),
   {
     name: 'emit',
     summary: 'Write an OSC 7501 status report to the controlling terminal (for scripts and hooks).',

@@ -1,7 +1,7 @@
 import { StatusObject, validate } from '@paneflow/rpc';
 import { encode } from '@paneflow/osc7501';
 import { join } from 'node:path';
-import { CLI, makeHome, screen, type Home } from './helpers';
+import { CLI, makeHome, screen, type Home } from '@paneflow/testing';
 
 describe('without an instance', () => {
   let home: Home;

@@ -2,7 +2,7 @@ import { call, resolveEndpoints, type PublicMethods } from '@paneflow/rpc';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, ROOT, screen, type Home } from './helpers';
+import { makeHome, ROOT, screen, type Home } from '@paneflow/testing';
 
 const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });

@@ -430,6 +430,13 @@ export class Host {
         this.broadcast({ type: 'removed', at_ms: Date.now(), session });
         return {};
       },
+      'agent.event': ({ session, generation, hook }) => {
+        const found = this.find(session);
+        if (found.generation !== generation) return { stored: false, hook_revision: found.hook?.revision ?? 0 };
+        found.hook = hook;
+        this.scheduleManifest(found, false);
+        return { stored: true, hook_revision: hook.revision };
+      },
       'agent.snapshot': ({ session }) => ({
         sessions: session ? [this.find(session).state()] : [...this.sessions.values()].map((s) => s.state()),
       }),

@@ -9,6 +9,7 @@ import {
   RpcError,
   SEARCH_MATCHES_DEFAULT,
   SEARCH_MATCHES_MAX,
+  type HookMetadata,
   type Manifest,
   type Observation,
   type SessionState,
@@ -97,6 +98,8 @@ export class Session {
   foregroundCmd = '';
   foregroundCwd: string | null = null;
   finalOutput: string | null = null;
+  /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
+  hook: HookMetadata | null = null;
   updatedAtMs: number;
   private pty: pty.IPty | null = null;
   private readonly term: Terminal;
@@ -388,6 +391,7 @@ export class Session {
     return {
       session: this.id,
       generation: this.generation,
+      generation_started_at_ms: this.spec.createdAtMs,
       lifecycle: this.lifecycle,
       exit_code: this.exitCode,
       pid: this.pid,
@@ -433,6 +437,7 @@ export class Session {
       output_generation: this.outputGeneration,
       screen_changed_at_ms: this.screenChangedAtMs,
       final_output: this.finalOutput,
+      hook: this.hook,
       host_protocol_version: HOST_PROTOCOL_VERSION,
       host_build_id: this.context.buildId,
       created_at_ms: spec.createdAtMs,

@@ -191,6 +191,22 @@ describe('lifecycle', () => {
     await client.screenMatching(session, /run-\d+/);
   });
 
+  test("agent.event keeps serve's hook metadata for the current generation only; a restart starts without it", async () => {
+    const { session } = await client.create({ argv: ['sh', '-c', 'sleep 0.2'] });
+    const hook = { revision: 1, pid: 42, last_hook: { method: 'ai.stop', emitted_at_ms: Date.now() }, provider_session_id: 'p', transcript_path: null, prompt: null, notification_message: null, last_result: 'ok', active_tool_name: null };
+    expect(await client.request('agent.event', { session, generation: 2, hook })).toEqual({ stored: false, hook_revision: 0 });
+    expect(await client.request('agent.event', { session, generation: 1, hook })).toEqual({ stored: true, hook_revision: 1 });
+    expect((await client.request('session.inspect', { session })).hook).toEqual(hook);
+    const [first] = (await client.request('agent.snapshot', { session })).sessions;
+    await client.frame(lifecycleOf(session, 'exited'));
+    await client.request('session.restart', { session });
+    const inspected = await client.request('session.inspect', { session });
+    expect([inspected.generation, inspected.hook]).toEqual([2, null]);
+    const [second] = (await client.request('agent.snapshot', { session })).sessions;
+    expect(second.generation_started_at_ms).toBeGreaterThan(first.generation_started_at_ms);
+    expect(second.generation_started_at_ms).toBe(inspected.created_at_ms);
+  });
+
   test('a missing cwd is refused before anything starts', async () => {
     await expect(client.create({ argv: BASH, cwd: '/no/such/dir' })).rejects.toMatchObject({ code: -32602, data: { field: 'cwd' } });
   });

@@ -25,7 +25,7 @@ import { HostLink } from './hostlink';
 import { KeystrokeError, keystrokeBytes } from './keys';
 import { leaves, presetLayout, removePane, splitPane, type LayoutName, type LayoutNode } from './layout';
 import { Model, type PaneRecord, type WorkspaceRecord } from './model';
-import { applyState, stateOf, statusObject, viewFromManifest, type View } from './views';
+import { applyState, paneTitle, promptTitle, stateOf, statusObject, viewFromManifest, type View } from './views';
 import { teardownWorktree } from './worktrees';
 
 /** REFERENCE.md §2.1, §4.4. */
@@ -309,7 +309,7 @@ export class Serve {
       running: view.lifecycle === 'live',
       agent: view.agent,
       lastSignalAtMs: view.lastSignalAtMs,
-      hook: { notificationMessage: view.hook.notificationMessage, lastResult: view.hook.lastResult },
+      hook: { notificationMessage: view.hook.notification_message, lastResult: view.hook.last_result },
       nowMs: now,
     });
     view.entry = entry;
@@ -382,7 +382,7 @@ export class Serve {
     }
     this.lastNotice.set(key, now);
     this.counters.notifications++;
-    const title = pane.name ?? this.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
+    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
     this.publish({ type: 'notification', surface_id: pane.surface_id, session: view.session, kind: notice.kind, title, body: notice.body });
   }
 
@@ -570,7 +570,7 @@ export class Serve {
     return {
       surface_id: pane.surface_id,
       name: pane.name,
-      title: view?.title ?? '',
+      title: view ? paneTitle(view, pane) : '',
       cwd: view?.foregroundCwd ?? pane.cwd,
       cmd: view?.foregroundCmd ?? pane.command ?? '',
       workspace: this.model.workspaceIndex(pane.workspace_id),
@@ -598,7 +598,7 @@ export class Serve {
       generation: view.generation,
       workspace: this.model.workspaceIndex(pane.workspace_id),
       workspace_id: pane.workspace_id,
-      title: view.title,
+      title: paneTitle(view, pane),
       cwd: view.cwd,
       lifecycle: view.lifecycle,
       live: view.lifecycle === 'live',
@@ -613,8 +613,8 @@ export class Serve {
       capable: view.capableAtMs !== null,
       unread: view.entry.unread,
       hook_revision: view.hook.revision,
-      provider_session_id: view.hook.providerSessionId,
-      transcript_path: view.hook.transcriptPath,
+      provider_session_id: view.hook.provider_session_id,
+      transcript_path: view.hook.transcript_path,
       host_protocol: view.hostProtocol,
       host_build_id: view.hostBuildId,
       updated_at_ms: view.updatedAtMs,
@@ -652,34 +652,43 @@ export class Serve {
     if (!view) return { accepted: false, reason: 'unknown_session' };
     if (!HOOK_TOOLS.has(params.tool)) return { accepted: false, reason: 'unknown_tool' };
     const pid = params.pid ?? null;
-    if (params.emitted_at_ms < view.createdAtMs || (pid === view.hook.pid && params.emitted_at_ms < view.hook.lastEmittedAtMs)) {
+    const hook = view.hook;
+    if (params.emitted_at_ms < view.generationStartedAtMs || (pid === hook.pid && hook.last_hook && params.emitted_at_ms < hook.last_hook.emitted_at_ms)) {
       return { accepted: false, reason: 'stale' };
     }
-    const hook = view.hook;
     const payload = params.payload as Record<string, unknown>;
     const text = (key: string) => (typeof payload[key] === 'string' ? (payload[key] as string) : null);
     hook.revision++;
     hook.pid = pid ?? view.agent?.pid ?? null;
-    hook.lastEmittedAtMs = params.emitted_at_ms;
-    hook.providerSessionId = text('session_id') ?? hook.providerSessionId;
-    hook.transcriptPath = text('transcript_path') ?? hook.transcriptPath;
+    hook.last_hook = { method, emitted_at_ms: params.emitted_at_ms };
+    hook.provider_session_id = text('session_id') ?? hook.provider_session_id;
+    hook.transcript_path = text('transcript_path') ?? hook.transcript_path;
     switch (method) {
       case 'ai.prompt_submit':
         hook.prompt = text('prompt');
         break;
       case 'ai.tool_use':
-        hook.activeToolName = payload.phase === 'pre' ? text('tool_name') : null;
+        hook.active_tool_name = payload.phase === 'pre' ? text('tool_name') : null;
         break;
       case 'ai.notification':
-        hook.notificationMessage = text('message') ?? hook.notificationMessage;
+        hook.notification_message = text('message') ?? hook.notification_message;
         break;
       case 'ai.stop':
-        hook.lastResult = text('last_result') ?? hook.lastResult;
-        hook.activeToolName = null;
+        hook.last_result = text('last_result') ?? hook.last_result;
+        hook.active_tool_name = null;
+        break;
+      case 'ai.session_end':
+      case 'ai.exit':
+        hook.active_tool_name = null;
         break;
     }
+    // The host keeps it in the manifest, for the next serve; losing that write loses no state.
+    this.host
+      .request('agent.event', { session: view.session, generation: view.generation, hook: { ...hook } })
+      .catch((error: Error) => this.log(`agent.event ${view.session}: ${error.message}`));
     const pane = this.model.paneBySession(view.session);
     this.publish({ type: method, surface_id: pane?.surface_id, session: view.session, tool: params.tool, payload });
+    if (method === 'ai.prompt_submit' && pane && !pane.name) this.publishSessionChanged(view);
     return { accepted: true };
   }
 

@@ -1,22 +1,8 @@
 import type { Catalog } from '@paneflow/procscan';
 import { cliState, newEntry, restoredEntry, type Agent, type CliState, type Entry } from '@paneflow/reducer';
-import type { Manifest, Observation, SessionState, StatusObject } from '@paneflow/rpc';
+import type { HookMetadata, Manifest, Observation, SessionState, StatusObject } from '@paneflow/rpc';
 import type { Config } from './config';
 import type { SavedEntry } from './model';
-
-/** Metadata from `ai.*` hook frames (REFERENCE.md §7.2): it never touches the reducer. */
-export interface HookState {
-  revision: number;
-  /** The agent process whose hooks were accepted. */
-  pid: number | null;
-  lastEmittedAtMs: number;
-  notificationMessage: string | null;
-  lastResult: string | null;
-  activeToolName: string | null;
-  providerSessionId: string | null;
-  transcriptPath: string | null;
-  prompt: string | null;
-}
 
 /** Everything serve knows of one host session. */
 export interface View {
@@ -37,30 +23,32 @@ export interface View {
   cwd: string;
   surfaceId: number;
   workspaceId: string;
-  createdAtMs: number;
+  /** The current generation's start (a restart makes a new one): older hook frames are stale. */
+  generationStartedAtMs: number;
   updatedAtMs: number;
   hostBuildId: string;
   hostProtocol: number;
   agent: Agent | null;
   entry: Entry;
-  hook: HookState;
+  /** From `ai.*` hook frames (REFERENCE.md §7.2): it never touches the reducer. */
+  hook: HookMetadata;
   lastActivityMs: number | null;
   attentionSinceMs: number | null;
   /** Set while a timer will reduce again (detecting → no_signal, stalled). */
   clockTimer: NodeJS.Timeout | null;
 }
 
-export function emptyHook(): HookState {
+export function emptyHook(): HookMetadata {
   return {
     revision: 0,
     pid: null,
-    lastEmittedAtMs: 0,
-    notificationMessage: null,
-    lastResult: null,
-    activeToolName: null,
-    providerSessionId: null,
-    transcriptPath: null,
+    last_hook: null,
+    provider_session_id: null,
+    transcript_path: null,
     prompt: null,
+    notification_message: null,
+    last_result: null,
+    active_tool_name: null,
   };
 }
 
@@ -99,14 +87,15 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     cwd: manifest.cwd,
     surfaceId: manifest.surface_id,
     workspaceId: manifest.workspace_id,
-    createdAtMs: manifest.created_at_ms,
+    // The host stamps each generation's manifest with its own start.
+    generationStartedAtMs: manifest.created_at_ms,
     updatedAtMs: manifest.updated_at_ms,
     hostBuildId: manifest.host_build_id,
     hostProtocol: manifest.host_protocol_version,
     // An agent found by a rebuild has been there since it started: if it never spoke, it is no_signal.
     agent: agentFrom(observation, null, observation?.pid_started_at_ms ?? Date.now()),
     entry: saved ? restoredEntry({ status: saved.status, stateSeq: saved.state_seq, outcome: saved.outcome, unread: saved.unread }) : newEntry(),
-    hook: emptyHook(),
+    hook: manifest.hook ?? emptyHook(),
     lastActivityMs: manifest.screen_changed_at_ms,
     attentionSinceMs: null,
     clockTimer: null,
@@ -115,7 +104,10 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
 
 /** Applies a host snapshot's state of one session. */
 export function applyState(view: View, state: SessionState, now: number): void {
+  // A restarted session is a new agent run: the last one's hook metadata does not describe it.
+  if (state.generation !== view.generation) view.hook = emptyHook();
   view.generation = state.generation;
+  view.generationStartedAtMs = state.generation_started_at_ms;
   view.lifecycle = state.lifecycle;
   view.exitCode = state.exit_code;
   view.title = state.title;
@@ -136,6 +128,20 @@ export function stateOf(view: View, config: Config, now: number): CliState {
     lastActivityMs: view.lastActivityMs,
     nowMs: now,
   });
+}
+
+const PROMPT_TITLE_CHARS = 60;
+
+/** The prompt an agent last submitted, as a title: its first line, cut to 60 characters. */
+export function promptTitle(prompt: string | null): string | null {
+  const line = prompt?.split('\n').find((l) => l.trim())?.replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  return line.length > PROMPT_TITLE_CHARS ? `${line.slice(0, PROMPT_TITLE_CHARS - 1)}…` : line;
+}
+
+/** A pane's title: an unnamed pane takes its agent's prompt (REFERENCE.md §7.2), else the terminal's title. */
+export function paneTitle(view: View, pane: { name: string | null }): string {
+  return (!pane.name && promptTitle(view.hook.prompt)) || view.title;
 }
 
 /** The status object (REFERENCE.md §3.7). */
@@ -165,9 +171,10 @@ export function statusObject(
     state_seq: view.entry.stateSeq,
     outcome: view.entry.outcome,
     unread: view.entry.unread,
-    active_tool_name: view.hook.activeToolName,
-    message: view.declared?.message ?? (attention ? view.hook.notificationMessage : null),
-    last_result: view.hook.lastResult,
+    active_tool_name: view.hook.active_tool_name,
+    message: view.declared?.message ?? (attention ? view.hook.notification_message : null),
+    last_result: view.hook.last_result,
+    provider_session_id: view.hook.provider_session_id,
     waiting_ms: attention && view.attentionSinceMs !== null ? now - view.attentionSinceMs : null,
     idle_ms: view.lastActivityMs !== null ? Math.max(0, now - view.lastActivityMs) : null,
   };

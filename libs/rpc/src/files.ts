@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
- * Writes JSON so that a reader, or a crash at any moment, sees the old file or the new one, never
+ * Writes a file so that a reader, or a crash at any moment, sees the old file or the new one, never
  * a part: temp file in the same directory, fsync, rename (REFERENCE.md §1.1).
  */
-export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
+export function writeTextAtomic(path: string, text: string, mode = 0o600): void {
   const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'w', mode);
   try {
-    writeSync(fd, JSON.stringify(value, null, 2) + '\n');
+    fchmodSync(fd, mode); // exactly `mode`, whatever the umask
+    writeSync(fd, text);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -24,6 +25,10 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
+  writeTextAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
 }
 
 /** The parsed file, or undefined when it does not exist. */

@@ -35,6 +35,24 @@ export const Launch = Type.Object({
   rows: Type.Integer(),
 });
 
+/**
+ * What serve learned from a session's hook events (REFERENCE.md §7.2): metadata only, never state.
+ * The host keeps it in the manifest so that it survives a serve restart.
+ */
+export const HookMetadata = Type.Object({
+  revision: Type.Integer({ minimum: 0 }),
+  /** The agent process whose hooks were accepted. */
+  pid: nullable(Type.Integer()),
+  last_hook: nullable(Type.Object({ method: Type.String(), emitted_at_ms: TimeMs })),
+  provider_session_id: nullable(Type.String()),
+  transcript_path: nullable(Type.String()),
+  prompt: nullable(Type.String()),
+  notification_message: nullable(Type.String()),
+  last_result: nullable(Type.String()),
+  active_tool_name: nullable(Type.String()),
+});
+export type HookMetadata = Static<typeof HookMetadata>;
+
 export const Manifest = Type.Object({
   session: Uuid,
   generation: Type.Integer({ minimum: 1 }),
@@ -63,6 +81,8 @@ export const Manifest = Type.Object({
   screen_changed_at_ms: nullable(TimeMs),
   /** The last screen text when the process exited (≤ 512 KiB). */
   final_output: nullable(Type.String()),
+  /** Absent in manifests written before hooks were kept. */
+  hook: Type.Optional(nullable(HookMetadata)),
   host_protocol_version: Type.Integer(),
   host_build_id: Type.String(),
   created_at_ms: TimeMs,
@@ -74,6 +94,8 @@ export type Manifest = Static<typeof Manifest>;
 export const SessionState = Type.Object({
   session: Uuid,
   generation: Type.Integer(),
+  /** When this generation started: hook events emitted before it belong to an earlier one. */
+  generation_started_at_ms: TimeMs,
   lifecycle: Lifecycle,
   exit_code: nullable(Type.Integer()),
   pid: nullable(Type.Integer()),
@@ -174,6 +196,11 @@ export const HostMethods = {
   'session.remove': method(Session, Empty),
   /** Records, current record and state of one session or all. */
   'agent.snapshot': method(Type.Object({ session: Type.Optional(Uuid) }, closed), Type.Object({ sessions: Type.Array(SessionState) })),
+  /** Keeps serve's hook metadata for the session's current generation; another generation's is refused. */
+  'agent.event': method(
+    Type.Object({ session: Uuid, generation: Type.Integer({ minimum: 1 }), hook: HookMetadata }, closed),
+    Type.Object({ stored: Type.Boolean(), hook_revision: Type.Integer({ minimum: 0 }) }),
+  ),
   /** A stream: one `snapshot` frame, then a frame per change (HostFrame). */
   'agent.follow': method(Empty, Type.Object({ following: Type.Literal(true) })),
 };

@@ -14,3 +14,4 @@ export * from './fence';
 export * from './programs';
 export * from './bootstrap';
 export * from './build-id';
+export * from './targets';

@@ -51,6 +51,8 @@ export const StatusObject = Type.Object({
   active_tool_name: nullable(Type.String()),
   message: nullable(Type.String()),
   last_result: nullable(Type.String()),
+  /** The agent's own session id (from its hooks), to resume it; an addition to REFERENCE.md §3.7. */
+  provider_session_id: nullable(Type.String()),
   waiting_ms: nullable(TimeMs),
   idle_ms: nullable(TimeMs),
   output_generation: Type.Optional(Type.Integer({ minimum: 0 })),

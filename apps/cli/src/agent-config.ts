@@ -1,0 +1,167 @@
+// The edits `hooks` and `mcp` make to an agent's own config (REFERENCE.md §7.3, §8), as functions
+// of the file's content: no I/O here, integrations.ts reads and writes.
+import TOML from '@ltd/j-toml';
+
+/** The events Paneflow hooks, in Claude Code's and Codex's names. */
+export const HOOKED_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'Stop', 'SubagentStart', 'SubagentStop'] as const;
+
+export const MANAGED = '_paneflow_managed';
+const HOOK_TIMEOUT_SECS = 5;
+
+export type InstallState = 'installed' | 'partial' | 'outdated' | 'absent';
+type Json = Record<string, unknown>;
+
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The matcher group Paneflow adds under `hooks.<event>`. */
+export function managedGroup(hookPath: string, event: string, tool: 'claude' | 'codex'): Json {
+  const command = `${shellQuote(hookPath)} ${tool === 'codex' ? '--tool codex ' : ''}${event}`;
+  return { [MANAGED]: true, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECS }] };
+}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isManaged = (group: unknown) => isObject(group) && group[MANAGED] === true;
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The settings' `hooks` table, checked: a file whose hooks are not the documented shape is not ours to rewrite. */
+function hooksTable(settings: Json): Record<string, unknown[]> {
+  const hooks = settings.hooks ?? {};
+  if (!isObject(hooks)) throw new Error('"hooks" is not an object');
+  for (const [event, groups] of Object.entries(hooks)) if (!Array.isArray(groups)) throw new Error(`"hooks.${event}" is not an array`);
+  return hooks as Record<string, unknown[]>;
+}
+
+/**
+ * The settings with Paneflow's group under every hooked event: a managed group is replaced where
+ * it stands, never duplicated; the user's own groups and every other key keep their order.
+ */
+export function withHooks(settings: Json, group: (event: string) => Json): Json {
+  const next = structuredClone(settings);
+  const hooks = hooksTable(next);
+  for (const event of HOOKED_EVENTS) {
+    const groups = hooks[event] ?? [];
+    const at = groups.findIndex(isManaged);
+    if (at === -1) groups.push(group(event));
+    else {
+      groups[at] = group(event);
+      hooks[event] = groups.filter((g, i) => i === at || !isManaged(g));
+      continue;
+    }
+    hooks[event] = groups;
+  }
+  next.hooks = hooks;
+  return next;
+}
+
+/** The settings without Paneflow's groups; an event left with none goes, and so does an empty `hooks`. */
+export function withoutHooks(settings: Json): Json {
+  const next = structuredClone(settings);
+  if (next.hooks === undefined) return next;
+  const hooks = hooksTable(next);
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!groups.some(isManaged)) continue;
+    const kept = groups.filter((g) => !isManaged(g));
+    if (kept.length === 0) delete hooks[event];
+    else hooks[event] = kept;
+  }
+  if (Object.keys(hooks).length === 0) delete next.hooks;
+  return next;
+}
+
+export function hooksState(settings: Json, group: (event: string) => Json): InstallState {
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  const found = HOOKED_EVENTS.map((event) => {
+    const groups = hooks[event];
+    return Array.isArray(groups) ? groups.find(isManaged) : undefined;
+  });
+  if (found.every((g) => g === undefined)) return 'absent';
+  if (found.some((g) => g === undefined)) return 'partial';
+  return found.every((g, i) => same(g, group(HOOKED_EVENTS[i]))) ? 'installed' : 'outdated';
+}
+
+/** What `claude mcp add --scope user paneflow -- <path>` writes under `mcpServers`. */
+export function claudeMcpEntry(mcpPath: string): Json {
+  return { type: 'stdio', command: mcpPath, args: [], env: {} };
+}
+
+export function withClaudeMcp(config: Json, entry: Json): Json {
+  const next = structuredClone(config);
+  const servers = next.mcpServers ?? {};
+  if (!isObject(servers)) throw new Error('"mcpServers" is not an object');
+  servers.paneflow = entry;
+  next.mcpServers = servers;
+  return next;
+}
+
+export function withoutClaudeMcp(config: Json): Json {
+  const next = structuredClone(config);
+  if (isObject(next.mcpServers)) delete next.mcpServers.paneflow;
+  return next;
+}
+
+export function claudeMcpState(config: Json, entry: Json): InstallState {
+  const current = isObject(config.mcpServers) ? config.mcpServers.paneflow : undefined;
+  return current === undefined ? 'absent' : same(current, entry) ? 'installed' : 'outdated';
+}
+
+// Codex keeps its MCP servers in TOML. The file is edited as text, so the user's comments and
+// layout stay; the result is parsed again to prove the edit says what it should.
+
+const OUR_TABLE = /^\s*\[\s*mcp_servers\s*\.\s*(?:paneflow|"paneflow")\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$/;
+const ANY_TABLE = /^\s*\[/;
+
+function parseToml(text: string): Json {
+  return TOML.parse(text, { bigint: false, joiner: '\n' }) as Json;
+}
+
+function codexServer(text: string): unknown {
+  const servers = parseToml(text).mcp_servers;
+  return isObject(servers) ? servers.paneflow : undefined;
+}
+
+export function codexMcpBlock(mcpPath: string): string {
+  return `[mcp_servers.paneflow]\ncommand = ${JSON.stringify(mcpPath)}\nargs = []\n`;
+}
+
+/** `text` without the `[mcp_servers.paneflow]` table (and its sub-tables). */
+function withoutOurTable(text: string): string {
+  const lines = text.split('\n');
+  const kept: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (OUR_TABLE.test(line)) inside = true;
+    else if (ANY_TABLE.test(line)) inside = false;
+    if (!inside) kept.push(line);
+  }
+  return kept.join('\n');
+}
+
+const NOT_OURS = 'mcp_servers.paneflow is defined in a form Paneflow does not edit (an inline table?)';
+
+export function withCodexMcp(text: string, mcpPath: string): string {
+  const rest = withoutOurTable(text);
+  if (codexServer(rest) !== undefined) throw new Error(NOT_OURS);
+  const kept = rest.replace(/\n*$/, '');
+  const next = `${kept}${kept ? '\n\n' : ''}${codexMcpBlock(mcpPath)}`;
+  // Parsed again: a file that defines mcp_servers inline cannot take the table.
+  if (!same(codexServer(next), { command: mcpPath, args: [] })) throw new Error(NOT_OURS);
+  return next;
+}
+
+export function withoutCodexMcp(text: string): string {
+  const next = withoutOurTable(text).replace(/\n+$/, '\n');
+  if (codexServer(next) !== undefined) throw new Error(NOT_OURS);
+  return next;
+}
+
+export function codexMcpState(text: string, mcpPath: string): InstallState {
+  const current = codexServer(text);
+  return current === undefined ? 'absent' : same(current, { command: mcpPath, args: [] }) ? 'installed' : 'outdated';
+}
+
+/** Parses the TOML text, or says why it is not TOML. */
+export function checkToml(text: string): void {
+  parseToml(text);
+}

@@ -1,0 +1,129 @@
+// The tools of paneflow-mcp (REFERENCE.md §8) over serve's public socket. Every piece of terminal
+// text goes out fenced (§9); panes outside the caller's scope do not exist here.
+import { call } from '@paneflow/rpc/client';
+import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/rpc/wire';
+import { fence } from '@paneflow/rpc/fence';
+import type { PublicMethods } from '@paneflow/rpc/public-protocol';
+import type { MethodName, ParamsOf, ResultOf } from '@paneflow/rpc/schema';
+import { matchName } from '@paneflow/rpc/targets';
+import { z } from 'zod';
+
+export type Scope = 'workspace' | 'all';
+type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
+
+export interface Context {
+  socket: string;
+  scope: Scope;
+  /** The caller's workspace (PANEFLOW_WORKSPACE_ID); without it, serve's active one. */
+  workspaceId: string | undefined;
+}
+
+/** A failure the caller should read: it becomes a tool result with `isError`. */
+export class ToolError extends Error {}
+
+async function request<M extends MethodName<PublicMethods>>(context: Context, method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
+  try {
+    return await call<PublicMethods, M>(context.socket, method, params);
+  } catch (error) {
+    throw new ToolError(`${method}: ${(error as Error).message}`);
+  }
+}
+
+async function scopedPanes(context: Context): Promise<Surface[]> {
+  const params = context.scope === 'all' ? { scope: 'all' as const } : { scope: 'workspace' as const, ...(context.workspaceId ? { workspace_id: context.workspaceId } : {}) };
+  return (await request(context, 'surface.list', params)).surfaces;
+}
+
+/** A surface id (number or digits) or a name: exact, any case, unique prefix; only in scope. */
+async function resolveTarget(context: Context, target: number | string): Promise<Surface> {
+  const panes = await scopedPanes(context);
+  const where = context.scope === 'all' ? '' : ' in this workspace';
+  if (typeof target === 'number' || /^\d+$/.test(target)) {
+    const found = panes.find((p) => p.surface_id === Number(target));
+    if (!found) throw new ToolError(`no pane with surface id ${target}${where}`);
+    return found;
+  }
+  const named = matchName(panes, target);
+  if (!named) throw new ToolError(`no pane named '${target}'${where}`);
+  if (named.matches.length > 1) throw new ToolError(`'${target}' matches ${named.matches.length} panes (${named.matches.map((p) => p.surface_id).join(', ')}); name one`);
+  return named.matches[0];
+}
+
+const Target = z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().min(1)]).describe('a surface_id, or a pane name (exact, any case, or a unique prefix)');
+
+export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export const schemas = {
+  list_panes: z.object({}).strict(),
+  read_pane: z
+    .object({
+      target: Target,
+      lines: z.number().int().min(1).max(READ_LINES_MAX).optional().describe(`lines to return, 1–${READ_LINES_MAX} (default ${READ_LINES_DEFAULT})`),
+      offset: z.number().int().min(0).optional().describe('lines to skip back from the end (default 0)'),
+    })
+    .strict(),
+  search_pane: z
+    .object({
+      target: Target,
+      pattern: z.string().min(1).describe('case-insensitive text to find'),
+      max_matches: z.number().int().min(1).max(SEARCH_MATCHES_MAX).optional().describe(`at most this many matches, 1–${SEARCH_MATCHES_MAX} (default ${SEARCH_MATCHES_DEFAULT})`),
+    })
+    .strict(),
+  write_pane: z
+    .object({
+      target: Target,
+      text: z.string().describe('the text to type'),
+      submit: z.boolean().optional().describe('press Enter after it (default false)'),
+    })
+    .strict(),
+};
+
+type Args<T extends keyof typeof schemas> = z.infer<(typeof schemas)[T]>;
+
+export async function listPanes(context: Context): Promise<string> {
+  const panes = (await scopedPanes(context)).map(({ surface_id, name, title, cwd, cmd, workspace, workspace_id }) => ({ surface_id, name, title, cwd, cmd, workspace, workspace_id }));
+  return fence(JSON.stringify({ panes }, null, 2), { source: 'surface.list', scope: context.scope });
+}
+
+export async function readPane(context: Context, args: Args<'read_pane'>): Promise<string> {
+  const pane = await resolveTarget(context, args.target);
+  const result = await request(context, 'surface.read', { surface_id: pane.surface_id, lines: args.lines ?? READ_LINES_DEFAULT, offset: args.offset ?? 0, fenced: false });
+  return fence(result.text, { source: 'surface.read', scope: context.scope, total_lines: result.total_lines, eof: result.eof });
+}
+
+export async function searchPane(context: Context, args: Args<'search_pane'>): Promise<string> {
+  const pane = await resolveTarget(context, args.target);
+  const max = args.max_matches ?? SEARCH_MATCHES_DEFAULT;
+  const { matches, truncated } = await request(context, 'surface.search', { surface_id: pane.surface_id, pattern: args.pattern, max_matches: max });
+  const lines = matches.length === 0 ? ['(no matches)'] : matches.map((m) => `line ${m.line}: ${m.text}`);
+  if (truncated) lines.push(`(truncated at ${max} matches; narrow the pattern or raise max_matches)`);
+  return fence(lines.join('\n'), { source: 'surface.search', scope: context.scope, pattern: args.pattern });
+}
+
+/** Types into a pane as `paneflow send` does: never into an agent that is thinking or asking. */
+export async function writePane(context: Context, args: Args<'write_pane'>): Promise<string> {
+  const pane = await resolveTarget(context, args.target);
+  if (args.submit) {
+    const status = await request(context, 'surface.status', { surface_id: pane.surface_id });
+    if (status.tool !== null && (status.state === 'thinking' || status.state === 'waiting_for_input')) {
+      throw new ToolError(`agent_busy: surface ${pane.surface_id} is ${status.state}; a submit now would answer it`);
+    }
+  }
+  const result = await request(context, 'surface.send_text', {
+    surface_id: pane.surface_id,
+    text: args.text,
+    submit: args.submit ?? false,
+    origin: 'mcp',
+    scope: context.scope,
+    ...(context.workspaceId ? { workspace_id: context.workspaceId } : {}),
+  });
+  return JSON.stringify(result);
+}
+
+export async function scriptingOn(context: Context): Promise<boolean> {
+  try {
+    return (await call<PublicMethods, 'system.capabilities'>(context.socket, 'system.capabilities', {})).scripting;
+  } catch {
+    return false;
+  }
+}
