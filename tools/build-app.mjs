@@ -3,23 +3,8 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-
-const require = createRequire(import.meta.url);
-
-// runtimes/<slug>/runtime.toml, read at build time: the bundle carries the catalog, not the files.
-const runtimeCatalog = {
-  name: 'paneflow-runtimes',
-  setup(b) {
-    b.onResolve({ filter: /^virtual:paneflow-runtimes$/ }, () => ({ path: 'runtimes', namespace: 'paneflow-runtimes' }));
-    b.onLoad({ filter: /.*/, namespace: 'paneflow-runtimes' }, () => ({
-      contents: `export default ${JSON.stringify(require('./runtime-texts.cjs'))};`,
-      loader: 'js',
-      watchDirs: [resolve(import.meta.dirname, '../runtimes')],
-    }));
-  },
-};
+import { runtimeCatalog } from './esbuild-runtimes.mjs';
 
 const [entry, outfile] = process.argv.slice(2).map((p) => resolve(p));
 const PLACEHOLDER = '__PANEFLOW_BUILD_ID__';

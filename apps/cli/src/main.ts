@@ -1,4 +1,6 @@
 import { BUILD_ID } from '@paneflow/rpc/build-id';
+import { desktopLaunch } from '@paneflow/rpc/programs';
+import { spawn } from 'node:child_process';
 import { helpText, parseArgs, UsageError, usageLine } from './args';
 import { headless } from './headless';
 import { CliError } from './instance';
@@ -29,14 +31,17 @@ function find(argv: string[]): { verb: Verb; rest: string[] } | null {
   return verb ? { verb, rest: argv.slice(name.split(' ').length) } : null;
 }
 
-/** Why the desktop cannot open here, or null when it can (the desktop app is a later issue). */
-function noDesktop(): string {
-  const display = process.env.DISPLAY || process.env.WAYLAND_DISPLAY;
-  return display ? 'the desktop app is not built here' : 'no display';
+/** `paneflow` alone: the desktop app where it can open, detached; else headless, saying why. */
+function openDesktop(): Promise<number> {
+  const launch = desktopLaunch();
+  if ('unavailable' in launch) return headless(launch.unavailable);
+  const [binary, ...args] = launch.command;
+  spawn(binary, args, { detached: true, stdio: 'ignore' }).unref();
+  return Promise.resolve(0);
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0) return headless(noDesktop());
+  if (argv.length === 0) return openDesktop();
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     process.stdout.write(overview() + '\n');
     return 0;

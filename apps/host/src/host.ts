@@ -1,4 +1,5 @@
 import {
+  CHECKPOINT_SCROLLBACK_MAX,
   ErrorCode,
   HOST_PROTOCOL_VERSION,
   HostMethods,
@@ -18,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Follower } from './follower';
+import { followOutput } from './output';
 import { DEFAULT_SCROLLBACK, Session, type SessionContext, type SessionListener } from './session';
 import { stopTree } from '@paneflow/procscan';
 
@@ -360,6 +362,26 @@ export class Host {
         const manifest = this.sessions.get(session)?.manifest() ?? this.inherited.get(session);
         if (!manifest) throw new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
         return { ...manifest, frame_seq: this.frameSeq };
+      },
+      'session.attach': async ({ session, scrollback }) => {
+        const found = this.find(session);
+        const checkpoint = await found.checkpoint(scrollback ?? CHECKPOINT_SCROLLBACK_MAX);
+        return { ...checkpoint, instance: this.instance, generation: found.generation };
+      },
+      'session.output': ({ session, offset, follow }, { connection }) => {
+        const found = this.find(session);
+        if (offset > found.output.end) {
+          throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (${found.output.end})`, { reason: 'offset_ahead', field: 'offset' });
+        }
+        if (found.output.read(offset, 0) === null) throw new RpcError(ErrorCode.OffsetEvicted, `output before ${offset} is no longer kept`, { reason: 'offset_evicted' });
+        if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset));
+        const chunks: Array<{ offset: number; data: string }> = [];
+        for (let at = offset; at < found.output.end; ) {
+          const data = found.output.read(at)!;
+          chunks.push({ offset: at, data: data.toString('base64') });
+          at += data.length;
+        }
+        return { chunks, end_offset: found.output.end, following: false };
       },
       'session.input': ({ session, text, origin }) => ({ written: this.find(session).input(text, origin) }),
       'session.resize': ({ session, cols, rows }) => {

@@ -14,9 +14,11 @@ import {
   type Observation,
   type SessionState,
 } from '@paneflow/rpc';
+import { SerializeAddon } from '@xterm/addon-serialize';
 import { Terminal } from '@xterm/headless';
 import * as pty from 'node-pty';
 import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
+import { OutputTail } from './output';
 import { logicalLines, tailText } from './terminal-text';
 
 /** Host constants (REFERENCE.md §1.2). */
@@ -101,8 +103,13 @@ export class Session {
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
   updatedAtMs: number;
+  /** The raw output, for mirrors (session.output); `parsedOffset` is how much the terminal has parsed. */
+  readonly output = new OutputTail();
+  private parsedOffset = 0;
+  private readonly outputWatchers = new Set<() => void>();
   private pty: pty.IPty | null = null;
   private readonly term: Terminal;
+  private readonly serializer = new SerializeAddon();
   private readonly scanner = new Scanner();
   private readonly store = new Store();
   /** Bytes handed to the terminal that it has not parsed yet. */
@@ -129,6 +136,7 @@ export class Session {
       scrollback: spec.scrollback,
       allowProposedApi: true,
     });
+    this.term.loadAddon(this.serializer);
     this.term.parser.registerOscHandler(133, (data) => {
       if (data === 'A' || data.startsWith('A;')) this.recordsChanged(this.store.promptStart().length > 0);
       this.requestScan(); // a prompt or a command mark: the foreground may have changed
@@ -181,6 +189,9 @@ export class Session {
     this.lastDataAt = Date.now();
     this.requestScan();
     this.inbox += data.length;
+    const bytes = Buffer.from(data, 'utf8');
+    this.output.append(bytes);
+    for (const watcher of this.outputWatchers) watcher();
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {
       this.paused = true;
       this.pty?.pause();
@@ -190,6 +201,7 @@ export class Session {
       else this.term.write('', () => this.apply(piece));
     }
     this.term.write('', () => {
+      this.parsedOffset += bytes.length;
       this.inbox -= data.length;
       if (this.paused && this.inbox < INBOX_LOW_WATER) {
         this.paused = false;
@@ -307,6 +319,22 @@ export class Session {
     this.spec.launch.cols = cols;
     this.spec.launch.rows = rows;
     this.touch();
+  }
+
+  /** Calls `listener` whenever output arrives; returns the call that stops it. */
+  watchOutput(listener: () => void): () => void {
+    this.outputWatchers.add(listener);
+    return () => this.outputWatchers.delete(listener);
+  }
+
+  /**
+   * A mirror's starting point (REFERENCE.md §1.4): the screen and scrollback serialized as the
+   * escape sequences that redraw them, and the output offset they correspond to. Taken once the
+   * terminal has parsed everything it was given, so the two agree exactly.
+   */
+  async checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
+    await new Promise<void>((resolve) => this.term.write('', resolve));
+    return { checkpoint: this.serializer.serialize({ scrollback }), output_offset: this.parsedOffset, cols: this.term.cols, rows: this.term.rows };
   }
 
   /** Parsed state only: waits for what the terminal has been given so far. */

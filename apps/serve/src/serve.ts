@@ -199,14 +199,18 @@ export class Serve {
       return;
     }
     switch (frame.type) {
-      case 'status':
+      case 'status': {
+        const recordChanged = JSON.stringify(view.declared) !== JSON.stringify(frame.declared_status);
         view.declared = frame.declared_status;
         view.lastSignalAtMs = frame.last_status_signal_at_ms;
         view.capableAtMs = frame.program_status_capable_at_ms;
         view.lastActivityMs = now;
         this.reduce(view);
+        const pane = this.model.paneBySession(view.session);
+        if (recordChanged && pane) this.publish({ type: 'declared_changed', surface_id: pane.surface_id, session: view.session, declared: view.declared });
         this.maybePrefill(view);
         return;
+      }
       case 'observation': {
         view.observation = frame.observation;
         view.lastRuntimeId = frame.last_runtime_id;
@@ -715,6 +719,7 @@ export class Serve {
         build_id: this.buildId,
         sessions: this.views.size,
         capabilities: { ...this.capabilities, ai_unrestricted: this.config.current.ai_unrestricted },
+        presentation: { reduce_motion: this.config.current.reduce_motion },
       }),
       'serve.shutdown': ({ drain_ms }) => {
         setImmediate(() => void this.shutdown(drain_ms ?? 5000));
@@ -727,6 +732,8 @@ export class Serve {
           name: w.name,
           active: index === this.model.active,
           surfaces: this.model.workspacePanes(w.id).map((p) => p.surface_id),
+          layout: w.layout,
+          focus: w.focus,
         })),
       }),
       'workspace.current': () => {

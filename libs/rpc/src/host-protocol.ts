@@ -53,6 +53,9 @@ export const HookMetadata = Type.Object({
 });
 export type HookMetadata = Static<typeof HookMetadata>;
 
+/** Scrollback lines a checkpoint carries at most (the default is all of it up to this). */
+export const CHECKPOINT_SCROLLBACK_MAX = 10_000;
+
 export const Manifest = Type.Object({
   session: Uuid,
   generation: Type.Integer({ minimum: 1 }),
@@ -160,6 +163,19 @@ export const HostMethods = {
   ),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(Manifest) })),
   'session.inspect': method(Session, Type.Intersect([Manifest, Type.Object({ frame_seq: Type.Integer() })])),
+  /** A mirror's start: the serialized screen and the output offset it corresponds to, taken together. */
+  'session.attach': method(
+    Type.Object({ session: Uuid, scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: CHECKPOINT_SCROLLBACK_MAX })) }, closed),
+    Type.Object({ checkpoint: Type.String(), output_offset: Type.Integer({ minimum: 0 }), instance: Uuid, generation: Type.Integer(), cols: Type.Integer(), rows: Type.Integer() }),
+  ),
+  /**
+   * The raw output from `offset` (-32021 when it has left the 8 MiB tail). Without `follow`, what
+   * there is now; with it, a stream of OutputFrame from `offset` on, keepalive every 2 s.
+   */
+  'session.output': method(
+    Type.Object({ session: Uuid, offset: Type.Integer({ minimum: 0 }), follow: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ chunks: Type.Array(Type.Object({ offset: Type.Integer(), data: Type.String() })), end_offset: Type.Integer(), following: Type.Boolean() }),
+  ),
   /** `user` input (a real keyboard) also removes done and error records; automation never does. */
   'session.input': method(
     Type.Object({ session: Uuid, text: Type.String(), origin: Type.Union([Type.Literal('user'), Type.Literal('automation')]) }, closed),
@@ -205,6 +221,14 @@ export const HostMethods = {
   'agent.follow': method(Empty, Type.Object({ following: Type.Literal(true) })),
 };
 export type HostMethods = typeof HostMethods;
+
+/** Frames of a `session.output` stream; `data` is base64, `offset` where its first byte sits. */
+export const OutputFrame = Type.Union([
+  Type.Object({ type: Type.Literal('output_data'), session: Uuid, offset: Type.Integer(), data: Type.String() }),
+  Type.Object({ type: Type.Literal('output_evicted'), session: Uuid, offset: Type.Integer() }),
+  Type.Object({ type: Type.Literal('keepalive'), session: Uuid, offset: Type.Integer() }),
+]);
+export type OutputFrame = Static<typeof OutputFrame>;
 
 /**
  * Frames of `agent.follow`, each a bare JSON object on its own line. `seq` counts every frame the

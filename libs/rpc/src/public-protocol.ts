@@ -176,6 +176,8 @@ export const EVENT_TYPES = [
   'dropped',
   'surface_changed',
   'status_changed',
+  /** A pane's current OSC 7501 record changed, agent or not: the pane header shows it. */
+  'declared_changed',
   'notification',
   'session_changed',
   'surface_created',
@@ -210,6 +212,8 @@ export const PublicMethods = {
       build_id: Type.String(),
       sessions: Type.Integer({ minimum: 0 }),
       capabilities: Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean() }),
+      /** What the desktop needs of the config: no animation when `reduce_motion`. */
+      presentation: Type.Object({ reduce_motion: Type.Boolean() }),
     }),
   ),
   'serve.shutdown': method(Type.Object({ drain_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Empty),
@@ -217,7 +221,16 @@ export const PublicMethods = {
     Empty,
     Type.Object({
       workspaces: Type.Array(
-        Type.Object({ index: Type.Integer({ minimum: 0 }), id: Uuid, name: Type.String(), active: Type.Boolean(), surfaces: Type.Array(SurfaceId) }),
+        Type.Object({
+          index: Type.Integer({ minimum: 0 }),
+          id: Uuid,
+          name: Type.String(),
+          active: Type.Boolean(),
+          surfaces: Type.Array(SurfaceId),
+          /** The split tree the desktop draws, and the pane in front. */
+          layout: nullable(LayoutTree),
+          focus: nullable(SurfaceId),
+        }),
       ),
     }),
   ),

@@ -1,0 +1,89 @@
+// The one narrow API the renderer gets (`window.paneflow`), built over a transport: Electron's
+// ipcRenderer in the preload, a page binding in the browser test harness. Every channel is listed
+// here and in dispatch.ts, and nowhere else.
+
+export interface MirrorStart {
+  checkpoint: string;
+  cols: number;
+  rows: number;
+  generation: number;
+}
+
+export interface MirrorListener {
+  reset(start: MirrorStart): void;
+  data(base64: string): void;
+  state(state: 'attached' | 'lost' | 'host_replaced'): void;
+}
+
+export interface Notice {
+  title: string;
+  body: string;
+  surface_id: number;
+}
+
+export interface PaneflowApi {
+  request(method: string, params?: unknown): Promise<unknown>;
+  /** Returns a function that ends the subscription. `onEnd` runs when serve goes away. */
+  subscribe(params: unknown, onFrame: (frame: Record<string, unknown>) => void, onEnd: () => void): Promise<() => void>;
+  attach(session: string, listener: MirrorListener): () => void;
+  input(session: string, text: string): Promise<void>;
+  resize(session: string, cols: number, rows: number): Promise<void>;
+  notify(notice: Notice): void;
+  /** The main process asks to bring a pane forward (a notification was clicked). */
+  onFocusSurface(listener: (surfaceId: number) => void): void;
+}
+
+/** Renderer → main calls that answer. */
+export type Invoke = (channel: 'request' | 'subscribe' | 'unsubscribe' | 'attach' | 'detach' | 'input' | 'resize' | 'notify', ...args: unknown[]) => Promise<unknown>;
+/** Main → renderer pushes: `frame` (id, frame), `end` (id), `mirror` (session, kind, payload), `focus` (surface id). */
+export type Listen = (channel: 'frame' | 'end' | 'mirror' | 'focus', listener: (...args: unknown[]) => void) => void;
+
+export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
+  const frames = new Map<number, { onFrame: (frame: Record<string, unknown>) => void; onEnd: () => void }>();
+  const mirrors = new Map<string, MirrorListener>();
+  // A frame can overtake the answer that names its subscription: held until the answer comes.
+  const early = new Map<number, Record<string, unknown>[]>();
+  listen('frame', (id, frame) => {
+    const entry = frames.get(id as number);
+    if (entry) entry.onFrame(frame as Record<string, unknown>);
+    else early.set(id as number, [...(early.get(id as number) ?? []), frame as Record<string, unknown>]);
+  });
+  listen('end', (id) => {
+    const entry = frames.get(id as number);
+    frames.delete(id as number);
+    entry?.onEnd();
+  });
+  listen('mirror', (session, kind, payload) => {
+    const listener = mirrors.get(session as string);
+    if (!listener) return;
+    if (kind === 'reset') listener.reset(payload as MirrorStart);
+    else if (kind === 'data') listener.data(payload as string);
+    else listener.state(payload as 'attached' | 'lost' | 'host_replaced');
+  });
+  return {
+    request: (method, params = {}) => invoke('request', method, params),
+    async subscribe(params, onFrame, onEnd) {
+      const id = (await invoke('subscribe', params)) as number;
+      frames.set(id, { onFrame, onEnd });
+      for (const frame of early.get(id) ?? []) onFrame(frame);
+      early.delete(id);
+      return () => {
+        frames.delete(id);
+        void invoke('unsubscribe', id);
+      };
+    },
+    attach(session, listener) {
+      mirrors.set(session, listener);
+      void invoke('attach', session);
+      return () => {
+        if (mirrors.get(session) !== listener) return;
+        mirrors.delete(session);
+        void invoke('detach', session);
+      };
+    },
+    input: async (session, text) => void (await invoke('input', session, text)),
+    resize: async (session, cols, rows) => void (await invoke('resize', session, cols, rows)),
+    notify: (notice) => void invoke('notify', notice),
+    onFocusSurface: (listener) => listen('focus', (id) => listener(id as number)),
+  };
+}

@@ -1,0 +1,52 @@
+// Electron's main process, kept thin: one window, a menu, native notifications, the
+// single-instance lock, and an instance started if none runs. Everything else is the bridge.
+import { ensureServe } from '@paneflow/rpc/bootstrap';
+import { resolveEndpoints } from '@paneflow/rpc/endpoints';
+import { app, BrowserWindow, ipcMain, Menu, Notification } from 'electron';
+import { join } from 'node:path';
+import { DesktopBridge } from '../bridge';
+import { dispatcher } from '../dispatch';
+import { CALLS, channel, windowOptions } from './window';
+
+export async function start(): Promise<void> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  await app.whenReady();
+  const endpoints = resolveEndpoints(process.env);
+  await ensureServe(endpoints);
+  const window = new BrowserWindow(windowOptions(__dirname));
+  const bridge = new DesktopBridge(endpoints);
+  const push = (name: string, ...args: unknown[]) => {
+    if (!window.isDestroyed()) window.webContents.send(channel(name), ...args);
+  };
+  const calls = dispatcher(bridge, push, (notice) => {
+    const shown = new Notification({ title: notice.title, body: notice.body });
+    shown.on('click', () => {
+      window.show();
+      window.focus();
+      push('focus', notice.surface_id);
+    });
+    shown.show();
+  });
+  for (const call of CALLS) ipcMain.handle(channel(call), (_event, ...args: unknown[]) => calls.call(call, args));
+  app.on('second-instance', () => {
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+  app.on('window-all-closed', () => {
+    bridge.close();
+    app.quit();
+  });
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      { role: 'fileMenu' as const },
+      { role: 'editMenu' as const },
+      { label: 'View', submenu: [{ role: 'reload' as const }, { role: 'toggleDevTools' as const }, { role: 'togglefullscreen' as const }] },
+    ]),
+  );
+  await window.loadFile(join(__dirname, 'renderer/index.html'));
+}
+
+if (require.main === module) void start();

@@ -1,0 +1,309 @@
+// The renderer: workspaces as tabs, the active one's split tree of terminals, and the sidebar
+// whose Agents section says, for every agent pane, what its agent declared. It draws what serve
+// pushes and computes no state of its own.
+import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
+import type { PaneflowApi } from '../api';
+import { SpinnerClock, STATIC_MARK } from './clock';
+import { agentRows, headerStatus, rowMark, type LayoutNode, type PaneStatus } from './model';
+import { PaneTerminal } from './terminal';
+
+interface Workspace {
+  index: number;
+  id: string;
+  name: string;
+  active: boolean;
+  surfaces: number[];
+  layout: LayoutNode | null;
+  focus: number | null;
+}
+
+interface Surface {
+  surface_id: number;
+  name: string | null;
+  title: string;
+  workspace: number;
+  session: string;
+}
+
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+};
+
+export class App {
+  private workspaces: Workspace[] = [];
+  private surfaces = new Map<number, Surface>();
+  private statuses = new Map<number, PaneStatus>();
+  private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement }>();
+  private readonly clock = new SpinnerClock();
+  private readonly catalog = runtimeCatalog();
+  private refreshing: Promise<void> | null = null;
+  /** The tree now on screen: redrawn only when it changes, so a focused terminal keeps its focus. */
+  private drawnLayout = '';
+  private refreshAgain = false;
+  private readonly sidebar = el('aside', 'sidebar');
+  private readonly tabs = el('nav', 'workspaces');
+  private readonly agents = el('section', 'agents');
+  private readonly main = el('main', 'panes');
+
+  constructor(
+    private readonly api: PaneflowApi,
+    root: HTMLElement,
+  ) {
+    const workspacesTitle = el('h2', undefined, 'Workspaces');
+    const agentsTitle = el('h2', undefined, 'Agents');
+    this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents);
+    root.append(this.sidebar, this.main);
+    api.onFocusSurface((id) => void this.focusSurface(id));
+  }
+
+  async start(): Promise<void> {
+    const status = (await this.api.request('serve.status')) as { presentation: { reduce_motion: boolean } };
+    this.clock.setReduceMotion(status.presentation.reduce_motion);
+    await this.api.subscribe({}, (frame) => this.onEvent(frame), () => this.lostServe());
+    await this.refresh();
+    document.body.dataset.ready = 'true';
+  }
+
+  /** Serve went away: the terminals go on (they follow the host); the model comes back when serve does. */
+  private lostServe(): void {
+    document.body.dataset.serve = 'lost';
+    setTimeout(() => {
+      this.api.subscribe({}, (frame) => this.onEvent(frame), () => this.lostServe()).then(
+        () => {
+          document.body.dataset.serve = 'up';
+          void this.refresh();
+        },
+        () => this.lostServe(),
+      );
+    }, 500);
+  }
+
+  private onEvent(frame: Record<string, unknown>): void {
+    const surfaceId = frame.surface_id as number | undefined;
+    switch (frame.type) {
+      case 'status_changed':
+        if (surfaceId !== undefined) void this.refreshStatus(surfaceId);
+        return;
+      case 'declared_changed': {
+        const status = surfaceId !== undefined ? this.statuses.get(surfaceId) : undefined;
+        if (status) {
+          status.declared = frame.declared as PaneStatus['declared'];
+          this.renderHeader(surfaceId!);
+          this.renderAgents();
+        }
+        return;
+      }
+      case 'notification':
+        this.notify(frame as { surface_id: number; title: string; body: string });
+        return;
+      case 'surface_created':
+      case 'surface_closed':
+      case 'workspace_changed':
+      case 'focus_changed':
+      case 'session_changed':
+        void this.refresh();
+        return;
+    }
+  }
+
+  /** "Needs input", "Finished", "Error": shown unless that pane is already in front of you. */
+  private notify(notice: { surface_id: number; title: string; body: string }): void {
+    const active = this.workspaces.find((w) => w.active);
+    const inFront = document.hasFocus() && active?.focus === notice.surface_id && active.surfaces.includes(notice.surface_id);
+    if (!inFront) this.api.notify({ title: notice.title, body: notice.body, surface_id: notice.surface_id });
+  }
+
+  /** Re-reads the model; calls that arrive while one runs make it run once more. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        const [{ workspaces }, { surfaces }] = (await Promise.all([this.api.request('workspace.list'), this.api.request('surface.list', { scope: 'all' })])) as [
+          { workspaces: Workspace[] },
+          { surfaces: Surface[] },
+        ];
+        this.workspaces = workspaces;
+        this.surfaces = new Map(surfaces.map((s) => [s.surface_id, s]));
+        const statuses = await Promise.all(surfaces.map((s) => this.api.request('surface.status', { surface_id: s.surface_id }).catch(() => null)));
+        this.statuses = new Map(statuses.filter((s): s is PaneStatus => s !== null).map((s) => [s.surface_id, s]));
+        this.render();
+      } while (this.refreshAgain);
+    })().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async refreshStatus(surfaceId: number): Promise<void> {
+    const status = (await this.api.request('surface.status', { surface_id: surfaceId }).catch(() => null)) as PaneStatus | null;
+    if (!status) return;
+    this.statuses.set(surfaceId, status);
+    this.renderHeader(surfaceId);
+    this.renderAgents();
+  }
+
+  private label(status: PaneStatus): string {
+    const surface = this.surfaces.get(status.surface_id);
+    const runtime = status.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
+    return surface?.name ?? runtime?.label ?? surface?.title ?? `pane ${status.surface_id}`;
+  }
+
+  private render(): void {
+    this.renderTabs();
+    this.renderAgents();
+    this.renderPanes();
+  }
+
+  private renderTabs(): void {
+    this.tabs.replaceChildren(
+      ...this.workspaces.map((w) => {
+        const tab = el('button', `tab${w.active ? ' active' : ''}`, w.name);
+        tab.dataset.workspace = String(w.index);
+        tab.onclick = () => void this.api.request('workspace.select', { index: w.index });
+        return tab;
+      }),
+    );
+  }
+
+  private renderAgents(): void {
+    const rows = agentRows([...this.statuses.values()].sort((a, b) => a.surface_id - b.surface_id), (s) => this.label(s));
+    for (const spinner of this.agents.querySelectorAll<HTMLElement>('.spinner')) this.clock.remove(spinner);
+    const spinners: HTMLElement[] = [];
+    this.agents.replaceChildren(
+      ...rows.map((row) => {
+        const item = el('div', `agent ${row.mark}`);
+        item.dataset.surface = String(row.surface_id);
+        item.dataset.mark = row.mark;
+        const mark = el('span', 'mark');
+        const name = el('span', 'name', row.label);
+        item.append(mark, name);
+        if (row.mark === 'working') {
+          mark.classList.add('spinner');
+          spinners.push(mark);
+        } else if (row.mark === 'need_you') {
+          mark.textContent = STATIC_MARK;
+          item.append(el('span', 'badge', 'Need you'));
+          if (row.message) item.append(el('div', 'message', row.message));
+        } else if (row.mark === 'error') item.append(el('span', 'badge', 'Error'));
+        else if (row.mark === 'done') item.append(el('span', 'badge', 'Done'));
+        else if (row.mark === 'no_status') {
+          const badge = el('span', 'badge dim', 'No status');
+          const status = this.statuses.get(row.surface_id);
+          const runtime = status?.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
+          const first = runtime?.status.first_version;
+          badge.title = first ? `${runtime!.label} declares its status from version ${first} on` : `${runtime?.label ?? 'This agent'} does not declare its status`;
+          item.append(badge);
+        }
+        item.onclick = () => void this.focusSurface(row.surface_id);
+        return item;
+      }),
+    );
+    // On screen first: the clock drops spinners that are not.
+    for (const spinner of spinners) this.clock.add(spinner);
+  }
+
+  private renderHeader(surfaceId: number): void {
+    const pane = this.panes.get(surfaceId);
+    if (!pane) return;
+    const surface = this.surfaces.get(surfaceId);
+    const status = this.statuses.get(surfaceId);
+    const title = pane.header.querySelector<HTMLElement>('.title')!;
+    title.textContent = surface?.name ?? (surface?.title || `pane ${surfaceId}`);
+    // An agent's state is in the sidebar; the header shows what any other program declared.
+    const declared = status && status.tool === null ? headerStatus(status.declared) : null;
+    const badge = pane.header.querySelector<HTMLElement>('.declared')!;
+    badge.textContent = declared ?? '';
+    badge.hidden = declared === null;
+    pane.element.classList.toggle('focused', this.workspaces.find((w) => w.active)?.focus === surfaceId);
+  }
+
+  private paneView(surface: Surface) {
+    let pane = this.panes.get(surface.surface_id);
+    if (pane) return pane;
+    const element = el('div', 'pane');
+    element.dataset.surface = String(surface.surface_id);
+    const header = el('header');
+    const title = el('span', 'title');
+    const declared = el('span', 'declared');
+    const find = el('input', 'find') as HTMLInputElement;
+    find.placeholder = 'Search';
+    find.hidden = true;
+    const split = el('button', 'split-button', '⊞');
+    split.title = 'Split this pane';
+    split.onclick = () => void this.api.request('surface.split', { direction: 'h', surface_id: surface.surface_id });
+    header.append(title, declared, find, split);
+    const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
+    find.onkeydown = (event) => {
+      if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
+      if (event.key === 'Escape') {
+        find.hidden = true;
+        terminal.focus();
+      }
+    };
+    element.addEventListener('keydown', (event) => {
+      if (event.ctrlKey && event.shiftKey && event.key.toLowerCase() === 'f') {
+        event.preventDefault();
+        find.hidden = false;
+        find.focus();
+      }
+    });
+    element.append(header, terminal.element);
+    element.onmousedown = () => void this.focusSurface(surface.surface_id, false);
+    pane = { element, terminal, header };
+    this.panes.set(surface.surface_id, pane);
+    return pane;
+  }
+
+  private renderPanes(): void {
+    const active = this.workspaces.find((w) => w.active);
+    for (const [id, pane] of this.panes) {
+      if (!this.surfaces.has(id)) {
+        pane.terminal.dispose();
+        pane.element.remove();
+        this.panes.delete(id);
+      }
+    }
+    const build = (node: LayoutNode): HTMLElement => {
+      if ('surface_id' in node) {
+        const surface = this.surfaces.get(node.surface_id);
+        if (!surface) return el('div', 'pane missing');
+        return this.paneView(surface).element;
+      }
+      const box = el('div', `split ${node.split}`);
+      const [first, second] = node.children.map(build);
+      first.style.flex = `${node.ratio} 1 0`;
+      second.style.flex = `${1 - node.ratio} 1 0`;
+      box.append(first, second);
+      return box;
+    };
+    const key = JSON.stringify([active?.id, active?.layout]);
+    if (key !== this.drawnLayout) {
+      this.drawnLayout = key;
+      const focused = document.activeElement as HTMLElement | null;
+      this.main.replaceChildren(active?.layout ? build(active.layout) : el('div', 'empty', 'No panes'));
+      if (focused && this.main.contains(focused)) focused.focus();
+    }
+    for (const id of this.panes.keys()) this.renderHeader(id);
+  }
+
+  /** Brings a pane forward; seeing it acknowledges its Done (session.ack). */
+  async focusSurface(surfaceId: number, focusTerminal = true): Promise<void> {
+    const surface = this.surfaces.get(surfaceId);
+    if (!surface) return;
+    const active = this.workspaces.find((w) => w.active);
+    if (active?.focus !== surfaceId || !active.surfaces.includes(surfaceId)) await this.api.request('surface.focus', { surface_id: surfaceId });
+    const status = this.statuses.get(surfaceId);
+    if (status && rowMark(status) === 'done') await this.api.request('session.ack', { sessions: [surface.session] });
+    if (focusTerminal) this.panes.get(surfaceId)?.terminal.focus();
+  }
+
+  /** For tests and benchmarks: what a pane's terminal shows. */
+  paneText(surfaceId: number): string {
+    return this.panes.get(surfaceId)?.terminal.text() ?? '';
+  }
+}

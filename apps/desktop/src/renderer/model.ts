@@ -1,0 +1,68 @@
+// What the sidebar and the pane headers show, from what serve pushes (REFERENCE.md §3.9). Pure:
+// the desktop never computes an agent's state, it only says what the agent declared.
+
+export interface Declared {
+  state: string;
+  kind: string | null;
+  title: string | null;
+  message: string | null;
+}
+
+/** The fields of a status object (§3.7) the desktop reads. */
+export interface PaneStatus {
+  surface_id: number;
+  surface_name: string | null;
+  tool: string | null;
+  runtime_id: string | null;
+  state: string;
+  status: 'busy' | 'idle' | 'attention' | 'errored';
+  reason: string;
+  declared: Declared | null;
+  unread: boolean;
+  message: string | null;
+}
+
+export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'none';
+
+export interface AgentRow {
+  surface_id: number;
+  label: string;
+  mark: RowMark;
+  /** The agent's message while it needs you. */
+  message: string | null;
+}
+
+/** The mark of an agent's row: its current record, as §3.9 draws it. */
+export function rowMark(status: PaneStatus): RowMark {
+  if (status.reason === 'no_signal') return 'no_status';
+  switch (status.status) {
+    case 'busy':
+      return 'working';
+    case 'attention':
+      return 'need_you';
+    case 'errored':
+      return 'error';
+  }
+  return status.declared?.state === 'done' && status.unread ? 'done' : 'none';
+}
+
+/**
+ * One row per agent pane, in pane order, except that agents that need you come first (§3.9: the
+ * row moves to the top of the Agents section).
+ */
+export function agentRows(statuses: PaneStatus[], label: (status: PaneStatus) => string): AgentRow[] {
+  const rows = statuses
+    .filter((s) => s.tool !== null)
+    .map((s) => ({ surface_id: s.surface_id, label: label(s), mark: rowMark(s), message: rowMark(s) === 'need_you' ? (s.message ?? s.declared?.message ?? null) : null }));
+  return [...rows.filter((r) => r.mark === 'need_you'), ...rows.filter((r) => r.mark !== 'need_you')];
+}
+
+/** The pane header's status: `<state>[: <kind>] · <msg or title>` (§3.9), for any program. */
+export function headerStatus(declared: Declared | null): string | null {
+  if (!declared || declared.state === 'idle') return null;
+  const head = declared.kind ? `${declared.state}: ${declared.kind}` : declared.state;
+  const detail = declared.message ?? declared.title;
+  return detail ? `${head} · ${detail}` : head;
+}
+
+export type LayoutNode = { split: 'h' | 'v'; ratio: number; children: LayoutNode[] } | { surface_id: number };

@@ -1,0 +1,165 @@
+import { call, resolveEndpoints, type PublicMethods } from '@paneflow/rpc';
+import { makeHome, ROOT, type Home } from '@paneflow/testing';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { openDesktop, type Harness } from './harness';
+
+const SCREENSHOTS = join(ROOT, 'docs/screenshots');
+
+let home: Home;
+let desktop: Harness;
+let page: Page;
+
+const rpc = <M extends keyof PublicMethods & string>(method: M, params: Parameters<typeof call<PublicMethods, M>>[2]) =>
+  call<PublicMethods, M>(resolveEndpoints(home.env).publicSocket, method, params);
+const pane = (name: string, command: string) => ({ name, command, cwd: home.dir, focus: false, env: {} });
+
+/** The mark of an agent's row in the sidebar, as drawn. */
+const rowMark = (surface: number) => page.locator(`.agent[data-surface="${surface}"]`).getAttribute('data-mark', { timeout: 2000 }).catch(() => null);
+const paneText = (surface: number) => page.evaluate((id) => window.paneflowApp.paneText(id), surface);
+
+async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function shot(name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  expect(home.run(['start']).code).toBe(0);
+  desktop = await openDesktop(home.env);
+  page = desktop.page;
+}, 60_000);
+afterAll(async () => {
+  await desktop?.close();
+  home.cleanup();
+});
+
+describe('the renderer against a real instance', () => {
+  let shell: number;
+
+  test('a pane shows the shell’s real output and takes typed input', async () => {
+    const up = await rpc('workspace.up', { name: 'shells', layout: 'even_h', panes: [pane('sh', 'PS1="ready$ " exec bash --norc --noprofile -i')] });
+    shell = up.surfaces[0].surface_id;
+    await until(async () => (await paneText(shell)).includes('ready$'), 'the prompt in the mirror');
+    await page.locator(`.pane[data-surface="${shell}"] .term-host`).click();
+    await page.keyboard.type('echo typed-$((6*7))');
+    await page.keyboard.press('Enter');
+    await until(async () => /^typed-42$/m.test(await paneText(shell)), 'the typed command’s output in the mirror');
+    // The host has it too: the keys went to the real PTY.
+    expect((await rpc('surface.read', { surface_id: shell, fenced: false })).text).toMatch(/^typed-42$/m);
+    await shot('shell');
+  });
+
+  test('a program’s declared status shows in its pane header', async () => {
+    await page.keyboard.type(`printf '\\033]7501;state=blocked:kind=permission:app=deploy:msg=QXBwbHk/\\033\\\\'`);
+    await page.keyboard.press('Enter');
+    const header = page.locator(`.pane[data-surface="${shell}"] header .declared`);
+    await until(async () => (await header.textContent()) === 'blocked: permission · Apply?', 'the declared status in the header');
+    await shot('pane-header');
+  });
+
+  test('splitting a pane adds a working terminal', async () => {
+    await page.locator(`.pane[data-surface="${shell}"] .split-button`).click();
+    await until(async () => (await page.locator('.pane').count()) === 2, 'a second pane');
+    const second = Number(await page.locator('.pane').nth(1).getAttribute('data-surface'));
+    expect(second).not.toBe(shell);
+    await until(async () => (await paneText(second)).trim().length > 0, 'the new shell’s prompt');
+    await page.locator(`.pane[data-surface="${second}"] .term-host`).click();
+    await page.keyboard.type('echo split-$((40+2))');
+    await page.keyboard.press('Enter');
+    await until(async () => /^split-42$/m.test(await paneText(second)), 'output in the split pane');
+    await shot('split');
+  });
+
+  test('a full agent turn: spinner → Need you (with the message, on top) → Done, and Done clears when the pane is focused', async () => {
+    const up = await rpc('workspace.up', { name: 'agents', layout: 'even_h', panes: [pane('other', 'claude'), pane('agent', 'claude --work-ms 1500')] });
+    const [other, agent] = up.surfaces.map((s) => s.surface_id);
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    // Every mark the row shows, in order.
+    await page.evaluate((id) => {
+      const seen: string[] = [document.querySelector(`.agent[data-surface="${id}"]`)!.getAttribute('data-mark')!];
+      (window as unknown as { marks: string[] }).marks = seen;
+      new MutationObserver(() => {
+        const mark = document.querySelector(`.agent[data-surface="${id}"]`)?.getAttribute('data-mark');
+        if (mark && seen.at(-1) !== mark) seen.push(mark);
+      }).observe(document.querySelector('.agents')!, { subtree: true, childList: true, attributes: true });
+    }, agent);
+    expect(home.run(['send', 'agent', 'please ask permission', '--submit']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'need_you', 'Need you');
+    const row = page.locator(`.agent[data-surface="${agent}"]`);
+    expect(await row.locator('.badge').textContent()).toBe('Need you');
+    expect(await row.locator('.message').textContent()).toBe('approve Bash: please ask permission');
+    expect(await page.locator('.agent').first().getAttribute('data-surface')).toBe(String(agent));
+    expect(Number(await page.locator(`.agent[data-surface="${other}"]`).count())).toBe(1);
+    await shot('need-you');
+    expect(home.run(['send', 'agent', '1']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'working', 'working again after the answer');
+    expect(await page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(true);
+    await shot('working');
+    await until(async () => (await rowMark(agent)) === 'done', 'Done');
+    expect(await row.locator('.badge').textContent()).toBe('Done');
+    await shot('done');
+    expect(await page.evaluate(() => (window as unknown as { marks: string[] }).marks)).toEqual(['none', 'working', 'need_you', 'working', 'done']);
+    // Notices: shown, since the pane was not in front of a focused window.
+    expect(desktop.notices.map((n) => n.body)).toEqual(expect.arrayContaining(['approve Bash: please ask permission']));
+    await page.locator(`.pane[data-surface="${agent}"] .term-host`).click();
+    await until(async () => (await rowMark(agent)) === 'none', 'Done cleared once seen');
+  });
+
+  test('an agent that declares nothing shows a dim No status, with the first version that does', async () => {
+    const up = await rpc('workspace.up', { name: 'silent', layout: 'even_h', panes: [pane('silent', 'claude --no-query')] });
+    const silent = up.surfaces[0].surface_id;
+    await until(async () => (await rowMark(silent)) === 'no_status', 'No status', 15_000);
+    const badge = page.locator(`.agent[data-surface="${silent}"] .badge`);
+    expect(await badge.textContent()).toBe('No status');
+    expect(await badge.getAttribute('class')).toContain('dim');
+    expect(await badge.getAttribute('title')).toBe('Claude Code declares its status from version 2.1.295 on');
+    await shot('no-status');
+  });
+
+  test('every spinner runs on one shared clock that stops when nothing spins', async () => {
+    expect(await page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(false);
+  });
+
+  test('with reduce_motion a working agent shows a static mark and no clock runs', async () => {
+    home.writeConfig({ reduce_motion: true });
+    await until(async () => ((await rpc('serve.status', {})).presentation.reduce_motion ? true : null), 'serve read the config');
+    const still = await openDesktop(home.env);
+    try {
+      expect(home.run(['send', 'agent', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+      const row = still.page.locator('.agent[data-mark="working"]');
+      await row.waitFor({ timeout: 10_000 });
+      expect(await row.locator('.mark').textContent()).toBe('●');
+      expect(await still.page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(false);
+    } finally {
+      await still.close();
+      home.writeConfig({});
+    }
+  });
+
+  test('a serve restart does not interrupt a terminal: it keeps taking input and showing output, and the model comes back', async () => {
+    await page.locator('.tab', { hasText: 'shells' }).click();
+    await until(async () => (await page.locator(`.pane[data-surface="${shell}"]`).count()) === 1, 'the shells workspace in front');
+    const tabs = await page.locator('.tab').allTextContents();
+    expect(home.run(['serve', 'stop']).code).toBe(0);
+    await page.waitForSelector('body[data-serve="lost"]');
+    await page.locator(`.pane[data-surface="${shell}"] .term-host`).click();
+    await page.keyboard.type('echo while-serve-was-away');
+    await page.keyboard.press('Enter');
+    await until(async () => /^while-serve-was-away$/m.test(await paneText(shell)), 'output with serve down');
+    expect(home.run(['serve', 'start']).code).toBe(0);
+    await page.waitForSelector('body[data-serve="up"]', { timeout: 15_000 });
+    await until(async () => JSON.stringify(await page.locator('.tab').allTextContents()) === JSON.stringify(tabs), 'the same workspaces again');
+  });
+});

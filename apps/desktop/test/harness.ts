@@ -1,0 +1,70 @@
+// The renderer as a plain page: the built renderer served over HTTP to Debian's Chromium
+// (playwright-core), and the preload's API bridged to a DesktopBridge on a real instance.
+import { resolveEndpoints } from '@paneflow/rpc';
+import { build } from 'esbuild';
+import { createReadStream, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { extname, join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Notice } from '../src/api';
+import { DesktopBridge } from '../src/bridge';
+import { dispatcher } from '../src/dispatch';
+
+export const CHROMIUM = '/usr/bin/chromium';
+// Paths from __dirname hold both here (test/) and in a bundle in dist/ (bench/desktop.mjs).
+const RENDERER = join(__dirname, '../dist/renderer');
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
+
+function serveRenderer(): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    const path = join(RENDERER, (request.url ?? '/').split('?')[0].replace(/^\/$/, '/index.html'));
+    if (!path.startsWith(RENDERER) || !existsSync(path)) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
+    createReadStream(path).pipe(response);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/` })));
+}
+
+async function pageScript(): Promise<string> {
+  const result = await build({ entryPoints: [join(__dirname, '../test/page-api.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome120' });
+  return result.outputFiles[0].text;
+}
+
+export interface Harness {
+  page: Page;
+  notices: Notice[];
+  close(): Promise<void>;
+}
+
+/** The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). */
+export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }): Promise<Harness> {
+  const { server, url } = await serveRenderer();
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const page = await browser.newPage({ viewport });
+  const bridge = new DesktopBridge(resolveEndpoints(env));
+  const notices: Notice[] = [];
+  // Pushes go in order, one evaluate after the other, as Electron's IPC keeps them.
+  let queue = Promise.resolve();
+  const push = (channel: string, ...args: unknown[]) => {
+    queue = queue.then(() => page.evaluate(([c, a]) => (window as unknown as { __paneflowDeliver(c: string, a: unknown[]): void }).__paneflowDeliver(c, a), [channel, args] as const)).catch(() => undefined);
+  };
+  const calls = dispatcher(bridge, push, (notice) => notices.push(notice));
+  await page.exposeBinding('__paneflowInvoke', (_source, channel: string, args: unknown[]) => calls.call(channel, args));
+  await page.addInitScript({ content: await pageScript() });
+  page.on('pageerror', (error) => process.stderr.write(`renderer: ${error.message}\n`));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  return {
+    page,
+    notices,
+    async close() {
+      bridge.close();
+      await browser.close();
+      server.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Connection } from '@paneflow/rpc';
+
+/** The raw output kept per session for mirrors that follow it (REFERENCE.md §1.2: output tail). */
+export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
+/** One `output_data` frame carries at most this much. */
+export const OUTPUT_CHUNK_BYTES = 64 * 1024;
+/** A stream's frames wait in the tail, not in the socket, once the socket holds this much. */
+const STREAM_HIGH_WATER = 256 * 1024;
+const KEEPALIVE_MS = 2000;
+
+/**
+ * A session's output bytes by absolute offset: the last 8 MiB, in the chunks the PTY gave. A
+ * reader asks from an offset and gets what follows, or learns the bytes are gone.
+ */
+export class OutputTail {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  /** Offset of the first kept byte. */
+  private start = 0;
+  /** Offset one past the last byte. */
+  end = 0;
+
+  append(data: Buffer): void {
+    this.chunks.push(data);
+    this.bytes += data.length;
+    this.end += data.length;
+    while (this.bytes > OUTPUT_TAIL_BYTES && this.chunks.length > 1) {
+      const dropped = this.chunks.shift()!;
+      this.bytes -= dropped.length;
+      this.start += dropped.length;
+    }
+  }
+
+  /** Up to `max` bytes from `offset`; empty at the end; null when they have been evicted. */
+  read(offset: number, max = OUTPUT_CHUNK_BYTES): Buffer | null {
+    if (offset < this.start) return null;
+    if (offset >= this.end) return Buffer.alloc(0);
+    let at = this.start;
+    const parts: Buffer[] = [];
+    let taken = 0;
+    for (const chunk of this.chunks) {
+      const chunkEnd = at + chunk.length;
+      if (chunkEnd > offset && taken < max) {
+        const from = Math.max(0, offset + taken - at);
+        const piece = chunk.subarray(from, Math.min(chunk.length, from + max - taken));
+        parts.push(piece);
+        taken += piece.length;
+      }
+      at = chunkEnd;
+      if (taken >= max) break;
+    }
+    return Buffer.concat(parts);
+  }
+}
+
+export interface OutputSource {
+  readonly id: string;
+  readonly output: OutputTail;
+  watchOutput(listener: () => void): () => void;
+}
+
+/**
+ * One `session.output` stream with `follow`: `output_data` frames from the asked offset, in
+ * order and contiguous, pulled from the tail as the socket drains, so a slow mirror costs no
+ * memory beyond the tail; one that falls behind it gets `output_evicted` and must attach again.
+ */
+export function followOutput(connection: Connection, session: OutputSource, from: number): void {
+  let offset = from;
+  let waiting = false;
+  const pump = () => {
+    while (!connection.closed && connection.bufferedBytes < STREAM_HIGH_WATER) {
+      const data = session.output.read(offset);
+      if (data === null) {
+        connection.send({ type: 'output_evicted', session: session.id, offset });
+        stop();
+        return;
+      }
+      if (data.length === 0) return;
+      connection.send({ type: 'output_data', session: session.id, offset, data: data.toString('base64') });
+      offset += data.length;
+    }
+    if (!waiting && !connection.closed) {
+      waiting = true;
+      connection.onDrain(() => {
+        waiting = false;
+        pump();
+      });
+    }
+  };
+  const unwatch = session.watchOutput(pump);
+  const keepalive = setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), KEEPALIVE_MS);
+  const stop = () => {
+    unwatch();
+    clearInterval(keepalive);
+  };
+  connection.onClose(stop);
+  pump();
+}
