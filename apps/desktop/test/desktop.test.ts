@@ -115,6 +115,19 @@ describe('the renderer against a real instance', () => {
     expect(desktop.notices.map((n) => n.body)).toEqual(expect.arrayContaining(['approve Bash: please ask permission']));
     await page.locator(`.pane[data-surface="${agent}"] .term-host`).click();
     await until(async () => (await rowMark(agent)) === 'none', 'Done cleared once seen');
+
+    // A turn that ends in the pane in front of you: no notice, and its Done is seen at once.
+    const before = desktop.notices.length;
+    const finished = home.start(['watch', '--type', 'notification']);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(home.run(['send', 'agent', 'a quick task', '--submit']).code).toBe(0);
+      await finished.line((line) => line.includes('"finished"'));
+      await until(async () => (await rowMark(agent)) === 'none' && (await rpc('surface.status', { surface_id: agent })).unread === false, 'Done acknowledged in front');
+      expect(desktop.notices.length).toBe(before);
+    } finally {
+      finished.child.kill();
+    }
   });
 
   test('an agent that declares nothing shows a dim No status, with the first version that does', async () => {

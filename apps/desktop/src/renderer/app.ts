@@ -109,11 +109,15 @@ export class App {
     }
   }
 
+  /** The pane is the focused one of the workspace on screen, in a focused window. */
+  private inFront(surfaceId: number): boolean {
+    const active = this.workspaces.find((w) => w.active);
+    return document.hasFocus() && active?.focus === surfaceId && active.surfaces.includes(surfaceId);
+  }
+
   /** "Needs input", "Finished", "Error": shown unless that pane is already in front of you. */
   private notify(notice: { surface_id: number; title: string; body: string }): void {
-    const active = this.workspaces.find((w) => w.active);
-    const inFront = document.hasFocus() && active?.focus === notice.surface_id && active.surfaces.includes(notice.surface_id);
-    if (!inFront) this.api.notify({ title: notice.title, body: notice.body, surface_id: notice.surface_id });
+    if (!this.inFront(notice.surface_id)) this.api.notify({ title: notice.title, body: notice.body, surface_id: notice.surface_id });
   }
 
   /** Re-reads the model; calls that arrive while one runs make it run once more. */
@@ -145,6 +149,9 @@ export class App {
     this.statuses.set(surfaceId, status);
     this.renderHeader(surfaceId);
     this.renderAgents();
+    // Done in the pane you are looking at is seen at once.
+    const session = this.surfaces.get(surfaceId)?.session;
+    if (session && rowMark(status) === 'done' && this.inFront(surfaceId)) await this.api.request('session.ack', { sessions: [session] });
   }
 
   private label(status: PaneStatus): string {
