@@ -9,6 +9,8 @@ import { HOOK_TOOLS, hookRequest, type HookTool } from './events';
 const CONNECT_BUDGET_MS = 350;
 const REQUEST_BUDGET_MS = 350;
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+/** Whatever holds it up (an agent that never closes stdin, a slow disk), the hook ends by then. */
+const TOTAL_BUDGET_MS = CONNECT_BUDGET_MS + REQUEST_BUDGET_MS;
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'ash', 'busybox']);
 
 const env = process.env;
@@ -138,6 +140,11 @@ async function main(): Promise<boolean> {
   post(socketPath, JSON.stringify({ jsonrpc: '2.0', id: 1, ...request }) + '\n');
   return true;
 }
+
+setTimeout(() => {
+  log(`gave up after ${TOTAL_BUDGET_MS} ms`);
+  done();
+}, TOTAL_BUDGET_MS).unref();
 
 main().then(
   (posting) => {

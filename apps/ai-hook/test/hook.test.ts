@@ -1,5 +1,5 @@
 import { call, resolveEndpoints, type PublicMethods, type StatusObject } from '@paneflow/rpc';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -167,6 +167,22 @@ describe('paneflow-ai-hook without an instance', () => {
     } finally {
       silent.close();
     }
+  });
+
+  test('an agent that never closes stdin still gets exit 0 within the budget', async () => {
+    const log = join(home.dir, 'open.log');
+    const child = spawn(process.execPath, [HOOK, 'Stop'], {
+      env: { PATH: process.env.PATH, PANEFLOW_SESSION_ID: agent.session, PANEFLOW_SOCKET_PATH: socket, PANEFLOW_HOOK_LOG: log },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.write('{"last_assistant_message": "never ends"');
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.destroy();
+    expect([code, output]).toEqual([0, '']);
+    expect(readFileSync(log, 'utf8')).toMatch(/gave up after 700 ms/);
   });
 
   test('bad input never fails the agent: not JSON, a relative socket path, an unknown tool, no event', () => {

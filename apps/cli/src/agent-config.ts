@@ -86,11 +86,13 @@ export function claudeMcpEntry(mcpPath: string): Json {
   return { type: 'stdio', command: mcpPath, args: [], env: {} };
 }
 
+/** Paneflow's entry set; on an entry that is there already only what Paneflow owns changes (the user's env stays). */
 export function withClaudeMcp(config: Json, entry: Json): Json {
   const next = structuredClone(config);
   const servers = next.mcpServers ?? {};
   if (!isObject(servers)) throw new Error('"mcpServers" is not an object');
-  servers.paneflow = entry;
+  const current = servers.paneflow;
+  servers.paneflow = isObject(current) ? { ...current, type: entry.type, command: entry.command, args: entry.args, env: current.env ?? entry.env } : entry;
   next.mcpServers = servers;
   return next;
 }
@@ -101,9 +103,11 @@ export function withoutClaudeMcp(config: Json): Json {
   return next;
 }
 
+const ours = (current: unknown, wanted: Json, keys: string[]) => isObject(current) && keys.every((key) => same(current[key], wanted[key]));
+
 export function claudeMcpState(config: Json, entry: Json): InstallState {
   const current = isObject(config.mcpServers) ? config.mcpServers.paneflow : undefined;
-  return current === undefined ? 'absent' : same(current, entry) ? 'installed' : 'outdated';
+  return current === undefined ? 'absent' : ours(current, entry, ['type', 'command', 'args']) ? 'installed' : 'outdated';
 }
 
 // Codex keeps its MCP servers in TOML. The file is edited as text, so the user's comments and
@@ -125,28 +129,70 @@ export function codexMcpBlock(mcpPath: string): string {
   return `[mcp_servers.paneflow]\ncommand = ${JSON.stringify(mcpPath)}\nargs = []\n`;
 }
 
-/** `text` without the `[mcp_servers.paneflow]` table (and its sub-tables). */
+const OUR_MAIN_TABLE = /^\s*\[\s*mcp_servers\s*\.\s*(?:paneflow|"paneflow")\s*\]\s*(?:#.*)?$/;
+const COMMENT = /^\s*#/;
+const MULTI_LINE_VALUE = /^\s*(command|args)\s*=\s*(\[[^\]]*|"""|''')\s*$/;
+
+/**
+ * `text` without the `[mcp_servers.paneflow]` table and its sub-tables. Comments right above the
+ * next table are that table's, and stay.
+ */
 function withoutOurTable(text: string): string {
-  const lines = text.split('\n');
   const kept: string[] = [];
+  let removed: string[] = [];
   let inside = false;
-  for (const line of lines) {
-    if (OUR_TABLE.test(line)) inside = true;
-    else if (ANY_TABLE.test(line)) inside = false;
-    if (!inside) kept.push(line);
+  for (const line of text.split('\n')) {
+    if (OUR_TABLE.test(line)) {
+      inside = true;
+      removed.push(line);
+      continue;
+    }
+    if (inside && ANY_TABLE.test(line)) {
+      inside = false;
+      let from = removed.length;
+      while (from > 0 && (COMMENT.test(removed[from - 1]) || removed[from - 1].trim() === '')) from--;
+      const firstComment = removed.findIndex((l, i) => i >= from && COMMENT.test(l));
+      if (firstComment !== -1) kept.push(...removed.slice(firstComment));
+      removed = [];
+    }
+    if (inside) removed.push(line);
+    else kept.push(line);
   }
   return kept.join('\n');
+}
+
+/** Sets `command` and `args` inside an existing `[mcp_servers.paneflow]`, keeping its other keys; null when there is none to edit. */
+function withOurKeys(text: string, mcpPath: string): string | null {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => OUR_MAIN_TABLE.test(l));
+  if (start === -1) return null;
+  let end = start + 1;
+  while (end < lines.length && !ANY_TABLE.test(lines[end])) end++;
+  const body = lines.slice(start + 1, end);
+  // A value over several lines is not edited line by line: the caller replaces the table.
+  if (body.some((l) => MULTI_LINE_VALUE.test(l))) return null;
+  for (const [key, value] of [
+    ['args', '[]'],
+    ['command', JSON.stringify(mcpPath)],
+  ] as const) {
+    const at = body.findIndex((l) => new RegExp(`^\\s*${key}\\s*=`).test(l));
+    if (at === -1) body.unshift(`${key} = ${value}`);
+    else body[at] = `${key} = ${value}`;
+  }
+  return [...lines.slice(0, start + 1), ...body, ...lines.slice(end)].join('\n');
 }
 
 const NOT_OURS = 'mcp_servers.paneflow is defined in a form Paneflow does not edit (an inline table?)';
 
 export function withCodexMcp(text: string, mcpPath: string): string {
+  const edited = withOurKeys(text, mcpPath);
+  if (edited !== null && codexMcpState(edited, mcpPath) === 'installed') return edited;
   const rest = withoutOurTable(text);
   if (codexServer(rest) !== undefined) throw new Error(NOT_OURS);
   const kept = rest.replace(/\n*$/, '');
   const next = `${kept}${kept ? '\n\n' : ''}${codexMcpBlock(mcpPath)}`;
   // Parsed again: a file that defines mcp_servers inline cannot take the table.
-  if (!same(codexServer(next), { command: mcpPath, args: [] })) throw new Error(NOT_OURS);
+  if (codexMcpState(next, mcpPath) !== 'installed') throw new Error(NOT_OURS);
   return next;
 }
 
@@ -158,7 +204,7 @@ export function withoutCodexMcp(text: string): string {
 
 export function codexMcpState(text: string, mcpPath: string): InstallState {
   const current = codexServer(text);
-  return current === undefined ? 'absent' : same(current, { command: mcpPath, args: [] }) ? 'installed' : 'outdated';
+  return current === undefined ? 'absent' : ours(current, { command: mcpPath, args: [] }, ['command', 'args']) ? 'installed' : 'outdated';
 }
 
 /** Parses the TOML text, or says why it is not TOML. */

@@ -2,7 +2,7 @@
 // (REFERENCE.md §7.3, §8): Paneflow's entries in Claude Code's and Codex's own config files.
 import { writeTextAtomic } from '@paneflow/rpc/files';
 import { programPath } from '@paneflow/rpc/programs';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -81,8 +81,11 @@ function parseJsonFile(path: string, text: string | undefined): Json {
 /**
  * Applies `edit` to a file's text. Unchanged text is not written at all; otherwise the first
  * change leaves `<file>.bak`, and the new text replaces the old atomically, with its mode.
+ * Errors name the path as the user knows it.
  */
-function editFile(path: string, edit: (text: string | undefined) => string | undefined): boolean {
+function editFile(link: string, edit: (text: string | undefined) => string | undefined): boolean {
+  // A symlinked file (dotfile managers) is edited where it really is, and stays a symlink.
+  const path = existsSync(link) ? realpathSync(link) : link;
   const text = readText(path);
   let next: string | undefined;
   try {

@@ -55,13 +55,23 @@ describe('hook groups in an agent’s settings', () => {
 describe('the Codex MCP table, edited as text', () => {
   const text = '# top\nmodel = "o4"\n\n[mcp_servers.paneflow]\ncommand = "/old"\nargs = ["x"]\n\n[mcp_servers.paneflow.env]\nA = "1"\n\n[profiles.fast]\nmodel = "mini" # fast\n';
 
-  test('replaces the old table and its sub-tables, keeps everything else with its comments', () => {
+  test('an existing table keeps the user’s keys and sub-tables: only command and args change', () => {
     const next = withCodexMcp(text, '/new/paneflow-mcp');
-    expect(next).toBe('# top\nmodel = "o4"\n\n[profiles.fast]\nmodel = "mini" # fast\n\n[mcp_servers.paneflow]\ncommand = "/new/paneflow-mcp"\nargs = []\n');
+    expect(next).toBe('# top\nmodel = "o4"\n\n[mcp_servers.paneflow]\ncommand = "/new/paneflow-mcp"\nargs = []\n\n[mcp_servers.paneflow.env]\nA = "1"\n\n[profiles.fast]\nmodel = "mini" # fast\n');
     expect(codexMcpState(next, '/new/paneflow-mcp')).toBe('installed');
     expect(codexMcpState(text, '/new/paneflow-mcp')).toBe('outdated');
-    expect(withoutCodexMcp(next)).toBe('# top\nmodel = "o4"\n\n[profiles.fast]\nmodel = "mini" # fast\n');
-    expect(codexMcpState(withoutCodexMcp(next), '/x')).toBe('absent');
+    expect(withCodexMcp(next, '/new/paneflow-mcp')).toBe(next);
+  });
+
+  test('removing takes the table and its sub-tables, and leaves the comments of the next table', () => {
+    expect(withoutCodexMcp(text)).toBe('# top\nmodel = "o4"\n\n[profiles.fast]\nmodel = "mini" # fast\n');
+    expect(codexMcpState(withoutCodexMcp(text), '/x')).toBe('absent');
+    expect(withoutCodexMcp('[mcp_servers.paneflow]\ncommand = "x"\nargs = []\n\n# the fast profile\n[profiles.fast]\nmodel = "m"\n')).toBe('# the fast profile\n[profiles.fast]\nmodel = "m"\n');
+  });
+
+  test('a multi-line args array is replaced with the whole table', () => {
+    const multi = '[mcp_servers.paneflow]\ncommand = "/old"\nargs = [\n  "x",\n]\n';
+    expect(withCodexMcp(multi, '/n')).toBe('[mcp_servers.paneflow]\ncommand = "/n"\nargs = []\n');
   });
 
   test('an empty file gets the table alone; paths are TOML strings', () => {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeHome, ROOT, type Home } from '@paneflow/testing';
 
@@ -121,6 +121,16 @@ describe('paneflow hooks', () => {
     expect(home.run(['hooks', 'uninstall']).code).toBe(1);
   });
 
+  test('a symlinked settings file is edited where it lives and stays a symlink', () => {
+    const real = join(home.dir, 'dotfiles-settings.json');
+    writeFileSync(real, JSON.stringify(USER_SETTINGS));
+    rmSync(join(user, '.claude/settings.json'));
+    symlinkSync(real, join(user, '.claude/settings.json'));
+    expect(home.run(['hooks', 'setup']).code).toBe(0);
+    expect(lstatSync(join(user, '.claude/settings.json')).isSymbolicLink()).toBe(true);
+    expect(Object.keys(JSON.parse(readFileSync(real, 'utf8')).hooks)).toHaveLength(10);
+  });
+
   test('CLAUDE_CONFIG_DIR and CODEX_HOME move the files', () => {
     const claudeDir = join(home.dir, 'claude-cfg');
     const codexHome = join(home.dir, 'codex-home');
@@ -151,14 +161,18 @@ describe('paneflow mcp', () => {
     expect(home.run(['mcp', 'status']).stdout).toBe(`claude-code: installed (${user}/.claude.json)\ncodex: installed (${user}/.codex/config.toml)\n`);
   });
 
-  test('a moved binary shows as outdated and a new install replaces the entry in place', () => {
+  test('a moved binary shows as outdated and a new install updates the entry in place, keeping the user’s env', () => {
     home.run(['mcp', 'install'], { env: { PANEFLOW_MCP_BIN: '/old/paneflow-mcp' } });
+    const claude = json('.claude.json');
+    claude.mcpServers.paneflow.env = { PANEFLOW_MCP_SCOPE: 'all' };
+    writeFileSync(join(user, '.claude.json'), JSON.stringify(claude));
     expect(home.run(['mcp', 'status']).stdout).toMatch(/^claude-code: outdated .*\ncodex: outdated /);
     home.run(['mcp', 'install']);
     const toml = read('.codex/config.toml');
     expect(toml.match(/\[mcp_servers\.paneflow\]/g)).toHaveLength(1);
     expect(toml).not.toContain('/old/');
     expect(home.run(['mcp', 'status']).stdout).toMatch(/^claude-code: installed .*\ncodex: installed /);
+    expect(json('.claude.json').mcpServers.paneflow).toEqual({ type: 'stdio', command: MCP, args: [], env: { PANEFLOW_MCP_SCOPE: 'all' } });
   });
 
   test('uninstall removes only the paneflow entries; a config.toml that is not TOML is left alone', () => {

@@ -43,14 +43,17 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
   const mirrors = new Map<string, MirrorListener>();
   // A frame can overtake the answer that names its subscription: held until the answer comes.
   const early = new Map<number, Record<string, unknown>[]>();
+  const ended = new Set<number>();
   listen('frame', (id, frame) => {
     const entry = frames.get(id as number);
     if (entry) entry.onFrame(frame as Record<string, unknown>);
-    else early.set(id as number, [...(early.get(id as number) ?? []), frame as Record<string, unknown>]);
+    else if (!ended.has(id as number)) early.set(id as number, [...(early.get(id as number) ?? []), frame as Record<string, unknown>]);
   });
   listen('end', (id) => {
     const entry = frames.get(id as number);
     frames.delete(id as number);
+    early.delete(id as number);
+    ended.add(id as number);
     entry?.onEnd();
   });
   listen('mirror', (session, kind, payload) => {
@@ -69,6 +72,7 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
       early.delete(id);
       return () => {
         frames.delete(id);
+        ended.add(id);
         void invoke('unsubscribe', id);
       };
     },

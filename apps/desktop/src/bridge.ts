@@ -22,8 +22,7 @@ export interface MirrorSink {
 }
 
 export class DesktopBridge {
-  private host: RpcConnection<HostMethods> | null = null;
-  private hostInstance: string | null = null;
+  private host: Promise<RpcConnection<HostMethods>> | null = null;
   private readonly subscriptions = new Map<number, RpcConnection<PublicMethods>>();
   private readonly mirrors = new Map<string, { stop: () => void }>();
   private nextId = 1;
@@ -67,12 +66,23 @@ export class DesktopBridge {
     connection?.destroy();
   }
 
-  private async hostConnection(): Promise<RpcConnection<HostMethods>> {
-    if (this.host && !this.host.closed) return this.host;
-    const connection = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
-    await connection.request('host.hello', { client: 'desktop', protocol: HOST_PROTOCOL_VERSION });
-    this.host = connection;
-    return connection;
+  /** The one control connection to the host, shared by every call; made again once it drops. */
+  private hostConnection(): Promise<RpcConnection<HostMethods>> {
+    if (!this.host) {
+      const opening = (async () => {
+        const connection = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
+        connection.onClose(() => {
+          if (this.host === opening) this.host = null;
+        });
+        await connection.request('host.hello', { client: 'desktop', protocol: HOST_PROTOCOL_VERSION });
+        return connection;
+      })();
+      this.host = opening;
+      opening.catch(() => {
+        if (this.host === opening) this.host = null;
+      });
+    }
+    return this.host;
   }
 
   /** Keyboard input: origin `user`, which is what acknowledges done and error (§1.2). Never queued. */
@@ -94,37 +104,40 @@ export class DesktopBridge {
     let stream: RpcConnection<HostMethods> | null = null;
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;
-    const retry = () => {
-      if (stopped || this.closed) return;
+    let attempt = 0;
+    let instance: string | null = null;
+    let replaced = false;
+    // One retry per attempt, whichever of its failures comes first.
+    const retry = (of: number) => {
+      if (stopped || this.closed || of !== attempt) return;
+      attempt++;
+      stream?.destroy();
+      sink.state(replaced ? 'host_replaced' : 'lost');
       timer = setTimeout(() => void start(), REATTACH_MS);
     };
     const start = async () => {
+      const mine = attempt;
       try {
         const host = await this.hostConnection();
-        const hello = await host.request('host.status', {});
-        if (this.hostInstance !== null && hello.instance !== this.hostInstance) sink.state('host_replaced');
-        this.hostInstance = hello.instance;
         stream = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
-        await stream.request('host.hello', { client: 'desktop-mirror', protocol: HOST_PROTOCOL_VERSION });
-        const start = await host.request('session.attach', { session });
-        if (stopped) return stream.destroy();
-        sink.reset(start);
-        stream.onFrame((frame) => {
+        const own = stream;
+        own.onClose(() => retry(mine));
+        await own.request('host.hello', { client: 'desktop-mirror', protocol: HOST_PROTOCOL_VERSION });
+        const begin = await host.request('session.attach', { session });
+        if (stopped || mine !== attempt) return own.destroy();
+        // Another host instance holds no session of the old one: the pane is replaced, for good.
+        if (instance !== null && begin.instance !== instance) replaced = true;
+        instance = begin.instance;
+        sink.reset(begin);
+        own.onFrame((frame) => {
           const output = frame as OutputFrame;
           if (output.type === 'output_data') sink.data(output.data);
-          else if (output.type === 'output_evicted') stream?.destroy();
+          else if (output.type === 'output_evicted' || output.type === 'output_end') own.destroy();
         });
-        stream.onClose(() => {
-          if (stopped) return;
-          sink.state('lost');
-          retry();
-        });
-        await stream.request('session.output', { session, offset: start.output_offset, follow: true });
-        sink.state('attached');
+        await own.request('session.output', { session, offset: begin.output_offset, follow: true });
+        sink.state(replaced ? 'host_replaced' : 'attached');
       } catch {
-        stream?.destroy();
-        if (!stopped) sink.state('lost');
-        retry();
+        retry(mine);
       }
     };
     this.mirrors.set(session, {
@@ -142,10 +155,15 @@ export class DesktopBridge {
     this.mirrors.delete(session);
   }
 
-  close(): void {
-    this.closed = true;
+  /** Ends every mirror and subscription (the renderer reloaded or went away); the bridge stays usable. */
+  reset(): void {
     for (const session of [...this.mirrors.keys()]) this.detach(session);
     for (const id of [...this.subscriptions.keys()]) this.unsubscribe(id);
-    this.host?.destroy();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.reset();
+    void this.host?.then((connection) => connection.destroy(), () => undefined);
   }
 }

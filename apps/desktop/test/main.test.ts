@@ -48,13 +48,14 @@ describe('the main process', () => {
 
   test('the first instance starts Paneflow if none runs, opens the window, handles every call of the API, and shows notices', async () => {
     electron.app.requestSingleInstanceLock.mockReturnValue(true);
-    const window = { isDestroyed: () => false, webContents: { send: jest.fn() }, loadFile: jest.fn(async () => undefined), show: jest.fn(), focus: jest.fn(), isMinimized: () => false, restore: jest.fn() };
+    const window = { isDestroyed: () => false, webContents: { send: jest.fn(), on: jest.fn() }, loadFile: jest.fn(async () => undefined), show: jest.fn(), focus: jest.fn(), isMinimized: () => false, restore: jest.fn() };
     electron.BrowserWindow.mockImplementation(() => window);
     const { start } = jest.requireActual('../src/main/main') as typeof import('../src/main/main');
     await start();
     expect(ensureServe).toHaveBeenCalledTimes(1);
     expect(electron.BrowserWindow).toHaveBeenCalledWith(expect.objectContaining({ webPreferences: expect.objectContaining({ contextIsolation: true, nodeIntegration: false }) }));
     expect(electron.ipcMain.handle.mock.calls.map((c) => (c as unknown[])[0])).toEqual(CALLS.map(channel));
+    expect(window.webContents.on.mock.calls.map((c) => (c as unknown[])[0]).sort()).toEqual(['did-start-loading', 'render-process-gone']);
     expect(window.loadFile).toHaveBeenCalledWith(expect.stringMatching(/renderer\/index\.html$/));
     expect(electron.app.on.mock.calls.map((c) => (c as unknown[])[0]).sort()).toEqual(['second-instance', 'window-all-closed']);
 

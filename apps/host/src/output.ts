@@ -56,18 +56,26 @@ export class OutputTail {
 export interface OutputSource {
   readonly id: string;
   readonly output: OutputTail;
+  /** True once the session is gone: a restart made a new generation, or it was removed. */
+  readonly disposed: boolean;
   watchOutput(listener: () => void): () => void;
 }
 
 /**
  * One `session.output` stream with `follow`: `output_data` frames from the asked offset, in
  * order and contiguous, pulled from the tail as the socket drains, so a slow mirror costs no
- * memory beyond the tail; one that falls behind it gets `output_evicted` and must attach again.
+ * memory beyond the tail; one that falls behind it gets `output_evicted`, and one whose session
+ * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
  */
 export function followOutput(connection: Connection, session: OutputSource, from: number): void {
   let offset = from;
   let waiting = false;
   const pump = () => {
+    if (session.disposed) {
+      connection.send({ type: 'output_end', session: session.id, offset });
+      stop();
+      return;
+    }
     while (!connection.closed && connection.bufferedBytes < STREAM_HIGH_WATER) {
       const data = session.output.read(offset);
       if (data === null) {

@@ -332,9 +332,11 @@ export class Session {
    * escape sequences that redraw them, and the output offset they correspond to. Taken once the
    * terminal has parsed everything it was given, so the two agree exactly.
    */
-  async checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
-    await new Promise<void>((resolve) => this.term.write('', resolve));
-    return { checkpoint: this.serializer.serialize({ scrollback }), output_offset: this.parsedOffset, cols: this.term.cols, rows: this.term.rows };
+  checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
+    // Inside the write callback: xterm may go on parsing later chunks before a continuation runs.
+    return new Promise((resolve) =>
+      this.term.write('', () => resolve({ checkpoint: this.serializer.serialize({ scrollback }), output_offset: this.parsedOffset, cols: this.term.cols, rows: this.term.rows })),
+    );
   }
 
   /** Parsed state only: waits for what the terminal has been given so far. */
@@ -385,10 +387,16 @@ export class Session {
   }
 
   /** Forgets the terminal once the session is over. */
+  /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
+  disposed = false;
+
   dispose(): void {
+    this.disposed = true;
     if (this.scanTimer) clearTimeout(this.scanTimer);
     this.pty?.kill('SIGKILL');
     this.term.dispose();
+    for (const watcher of [...this.outputWatchers]) watcher();
+    this.outputWatchers.clear();
   }
 
   private requireLive() {

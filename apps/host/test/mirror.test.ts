@@ -104,6 +104,19 @@ describe('mirrors: session.attach and session.output', () => {
     connection.close();
   }, 90_000);
 
+  test('a stream on a session that is restarted ends with output_end, and the next generation attaches afresh', async () => {
+    const { session } = await client.create({ argv: ['sh', '-c', 'echo first-run; sleep 0.3'] });
+    const { end_offset } = await client.request('session.output', { session, offset: 0 });
+    const stream = await outputStream(session, end_offset);
+    await client.frame((f) => f.type === 'lifecycle' && f.session === session && f.lifecycle === 'exited');
+    await client.request('session.restart', { session });
+    for (let i = 0; i < 100 && !stream.frames.some((f) => f.type === 'output_end'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stream.frames.at(-1)).toMatchObject({ type: 'output_end', session });
+    await client.screenMatching(session, /first-run/);
+    expect(await client.request('session.attach', { session })).toMatchObject({ generation: 2 });
+    stream.connection.close();
+  });
+
   test('a following stream sends keepalives while the pane is quiet', async () => {
     const { session } = await client.create({ argv: ['sleep', '30'] });
     const { end_offset } = await client.request('session.output', { session, offset: 0 });

@@ -14,7 +14,7 @@ type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
 export interface Context {
   socket: string;
   scope: Scope;
-  /** The caller's workspace (PANEFLOW_WORKSPACE_ID); without it, serve's active one. */
+  /** The caller's workspace (PANEFLOW_WORKSPACE_ID); without it, and without scope all, no pane is visible. */
   workspaceId: string | undefined;
 }
 
@@ -30,8 +30,12 @@ async function request<M extends MethodName<PublicMethods>>(context: Context, me
 }
 
 async function scopedPanes(context: Context): Promise<Surface[]> {
-  const params = context.scope === 'all' ? { scope: 'all' as const } : { scope: 'workspace' as const, ...(context.workspaceId ? { workspace_id: context.workspaceId } : {}) };
-  return (await request(context, 'surface.list', params)).surfaces;
+  if (context.scope === 'all') return (await request(context, 'surface.list', { scope: 'all' })).surfaces;
+  // Without a workspace of its own the scope would follow whatever tab is in front: refuse instead.
+  if (!context.workspaceId) {
+    throw new ToolError('PANEFLOW_WORKSPACE_ID is unset: this server runs outside a Paneflow pane and has no workspace; set PANEFLOW_MCP_SCOPE=all to read every workspace');
+  }
+  return (await request(context, 'surface.list', { scope: 'workspace', workspace_id: context.workspaceId })).surfaces;
 }
 
 /** A surface id (number or digits) or a name: exact, any case, unique prefix; only in scope. */

@@ -130,6 +130,18 @@ describe('paneflow-mcp with the scripting gate off', () => {
     expect(unfence((contents[0] as { text: string }).text, 'surface.read', 'workspace').body).toContain('alpha-marker');
   });
 
+  test('outside a Paneflow pane (no PANEFLOW_WORKSPACE_ID) it sees no workspace, not whichever tab is in front', async () => {
+    const outside = await sdkClient(home, {});
+    try {
+      const result = (await outside.callTool({ name: 'list_panes', arguments: {} })) as TextResult;
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^PANEFLOW_WORKSPACE_ID is unset/);
+      expect(((await outside.callTool({ name: 'read_pane', arguments: { target: 'build' } })) as TextResult).isError).toBe(true);
+    } finally {
+      await outside.close();
+    }
+  });
+
   test('PANEFLOW_MCP_SCOPE=all sees every workspace', async () => {
     const all = await sdkClient(home, { PANEFLOW_MCP_SCOPE: 'all' });
     try {

@@ -226,6 +226,8 @@ export type HostMethods = typeof HostMethods;
 export const OutputFrame = Type.Union([
   Type.Object({ type: Type.Literal('output_data'), session: Uuid, offset: Type.Integer(), data: Type.String() }),
   Type.Object({ type: Type.Literal('output_evicted'), session: Uuid, offset: Type.Integer() }),
+  /** The session this stream followed is gone (restarted as a new generation, or removed). */
+  Type.Object({ type: Type.Literal('output_end'), session: Uuid, offset: Type.Integer() }),
   Type.Object({ type: Type.Literal('keepalive'), session: Uuid, offset: Type.Integer() }),
 ]);
 export type OutputFrame = Static<typeof OutputFrame>;

@@ -31,6 +31,9 @@ export async function start(): Promise<void> {
     shown.show();
   });
   for (const call of CALLS) ipcMain.handle(channel(call), (_event, ...args: unknown[]) => calls.call(call, args));
+  // A reloaded or crashed renderer starts over: what the old page followed ends with it.
+  window.webContents.on('did-start-loading', () => bridge.reset());
+  window.webContents.on('render-process-gone', () => bridge.reset());
   app.on('second-instance', () => {
     if (window.isMinimized()) window.restore();
     window.focus();
