@@ -69,6 +69,26 @@ describe('the renderer against a real instance', () => {
     await shot('pane-header');
   });
 
+  test('Ctrl+Shift+F searches the scrollback and selects the match; Ctrl+Shift+C copies it, Ctrl+Shift+V pastes it', async () => {
+    const terminal = page.locator(`.pane[data-surface="${shell}"] .term-host`);
+    await terminal.click();
+    await page.keyboard.press('Control+Shift+F');
+    const find = page.locator(`.pane[data-surface="${shell}"] .find`);
+    await find.waitFor({ state: 'visible' });
+    await find.fill('typed-42');
+    await find.press('Enter');
+    await until(async () => (await page.evaluate((id) => window.paneflowApp.paneSelection(id), shell)) === 'typed-42', 'the match selected');
+    await find.press('Escape');
+    expect(await find.isHidden()).toBe(true);
+    await page.keyboard.press('Control+Shift+C');
+    await until(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'typed-42', 'the selection on the clipboard');
+    await page.keyboard.type('echo pasted-');
+    await page.keyboard.press('Control+Shift+V');
+    await until(async () => /echo pasted-typed-42$/m.test(await paneText(shell)), 'the paste on the command line, once');
+    await page.keyboard.press('Enter');
+    await until(async () => /^pasted-typed-42$/m.test(await paneText(shell)), 'the pasted text run by the shell');
+  });
+
   test('splitting a pane adds a working terminal', async () => {
     await page.locator(`.pane[data-surface="${shell}"] .split-button`).click();
     await until(async () => (await page.locator('.pane').count()) === 2, 'a second pane');

@@ -45,6 +45,7 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
   const { server, url } = await serveRenderer();
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   const page = await browser.newPage({ viewport });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
   const bridge = new DesktopBridge(resolveEndpoints(env));
   const notices: Notice[] = [];
   // Pushes go in order, one evaluate after the other, as Electron's IPC keeps them.

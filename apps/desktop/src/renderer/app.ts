@@ -309,6 +309,11 @@ export class App {
     if (focusTerminal) this.panes.get(surfaceId)?.terminal.focus();
   }
 
+  /** For tests: what is selected in a pane's terminal. */
+  paneSelection(surfaceId: number): string {
+    return this.panes.get(surfaceId)?.terminal.selection() ?? '';
+  }
+
   /** For tests and benchmarks: what a pane's terminal shows. */
   paneText(surfaceId: number): string {
     return this.panes.get(surfaceId)?.terminal.text() ?? '';

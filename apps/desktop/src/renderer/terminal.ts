@@ -90,6 +90,7 @@ export class PaneTerminal {
       return false;
     }
     if (key === 'v') {
+      event.preventDefault(); // the browser's own paste would deliver it a second time
       void navigator.clipboard?.readText().then((text) => this.term.paste(text));
       return false;
     }
@@ -108,6 +109,10 @@ export class PaneTerminal {
 
   focus(): void {
     this.term.focus();
+  }
+
+  selection(): string {
+    return this.term.getSelection();
   }
 
   /** The visible text, for tests and for the search box. */
