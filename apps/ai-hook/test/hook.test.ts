@@ -1,9 +1,9 @@
-import { call, resolveEndpoints, type PublicMethods, type StatusObject } from '@paneflow/rpc';
+import { resolveEndpoints, type StatusObject } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { makeHome, ROOT, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
 
 const HOOK = join(ROOT, 'apps/ai-hook/dist/paneflow-ai-hook.cjs');
 
@@ -12,7 +12,6 @@ let socket: string;
 let agent: StatusObject;
 let workspaceId: string;
 
-const rpc = <M extends keyof PublicMethods & string>(method: M, params: Parameters<typeof call<PublicMethods, M>>[2]) => call<PublicMethods, M>(socket, method, params);
 const status = () => home.run(['status', String(agent.surface_id), '--json']).json<StatusObject>();
 
 /** The bundled hook, as an agent runs it: the event on stdin, the pane's variables in its environment. */
@@ -35,22 +34,12 @@ function hook(event: string, input: unknown, env: Record<string, string> = {}, a
   return { ...result, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
   expect(home.run(['start']).code).toBe(0);
   socket = resolveEndpoints(home.env).publicSocket;
   // An unnamed agent pane: its title comes from the prompt its hooks report.
-  const up = await rpc('workspace.up', { name: 'w', layout: 'even_h', panes: [{ command: 'claude --work-ms 1500', cwd: ROOT, focus: false, env: {} }] });
+  const up = await home.rpc('workspace.up', { name: 'w', layout: 'even_h', panes: [{ command: 'claude --work-ms 1500', cwd: ROOT, focus: false, env: {} }] });
   workspaceId = up.workspace.id;
   const surface = up.surfaces[0].surface_id;
   agent = await until(() => {
@@ -88,18 +77,18 @@ describe('paneflow-ai-hook against a real instance', () => {
   test('a permission notification while idle raises nothing and moves nothing', async () => {
     const before = status();
     const watch = home.start(['watch', '--type', 'notification', '--type', 'status_changed', '--type', 'ai.notification']);
-    await new Promise((r) => setTimeout(r, 300));
+    await watch.line((l) => l.includes('"subscribed"'));
     expect(hook('Notification', { notification_type: 'permission_prompt', message: 'Allow Bash?' }).status).toBe(0);
     await watch.line((l) => l.includes('"ai.notification"'));
     const after = status();
     expect([after.status, after.state_seq, after.message]).toEqual([before.status, before.state_seq, null]);
     watch.child.kill();
-    expect(watch.lines.filter((l) => !l.includes('"ai.notification"'))).toEqual([]);
+    expect(watch.lines.filter((l) => !l.includes('"ai.notification"') && !l.includes('"subscribed"'))).toEqual([]);
   });
 
   test('the Finished notice carries the Stop hook’s last result', async () => {
     const watch = home.start(['watch', '--type', 'notification']);
-    await new Promise((r) => setTimeout(r, 300));
+    await watch.line((l) => l.includes('"subscribed"'));
     expect(home.run(['send', String(agent.surface_id), 'run the tests', '--submit']).code).toBe(0);
     expect(hook('Stop', { session_id: 'prov-1', last_assistant_message: 'All 42 tests pass.' }).status).toBe(0);
     const notice = JSON.parse(await watch.line((l) => l.includes('"finished"'))) as { title: string; body: string };
@@ -109,10 +98,10 @@ describe('paneflow-ai-hook against a real instance', () => {
 
   test('serve refuses stale, foreign and unknown frames, and says why', async () => {
     const frame = { tool: 'claude', session: agent.session, pid: agent.pid, emitted_at_ms: Date.now(), payload: {} };
-    expect(await rpc('ai.stop', { ...frame, emitted_at_ms: 1 })).toEqual({ accepted: false, reason: 'stale' });
-    expect(await rpc('ai.stop', { ...frame, emitted_at_ms: Date.now() - 60 * 60 * 1000 })).toEqual({ accepted: false, reason: 'stale' });
-    expect(await rpc('ai.stop', { ...frame, tool: 'gemini' })).toEqual({ accepted: false, reason: 'unknown_tool' });
-    expect(await rpc('ai.stop', { ...frame, session: '00000000-0000-4000-8000-000000000000' })).toEqual({ accepted: false, reason: 'unknown_session' });
+    expect(await home.rpc('ai.stop', { ...frame, emitted_at_ms: 1 })).toEqual({ accepted: false, reason: 'stale' });
+    expect(await home.rpc('ai.stop', { ...frame, emitted_at_ms: Date.now() - 60 * 60 * 1000 })).toEqual({ accepted: false, reason: 'stale' });
+    expect(await home.rpc('ai.stop', { ...frame, tool: 'gemini' })).toEqual({ accepted: false, reason: 'unknown_tool' });
+    expect(await home.rpc('ai.stop', { ...frame, session: '00000000-0000-4000-8000-000000000000' })).toEqual({ accepted: false, reason: 'unknown_session' });
     expect(status().last_result).toBe('All 42 tests pass.');
   });
 

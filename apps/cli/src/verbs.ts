@@ -271,11 +271,19 @@ export const VERBS: Verb[] = [
       const types = flag<string[]>(p, 'type');
       const eventsOnly = !!flag(p, 'events-only');
       const params = { ...(selectors.length ? { surfaces } : {}), ...(types ? { types: types as never[] } : {}) };
-      if (!eventsOnly) printJson({ type: 'subscribed', surfaces: params.surfaces ?? null, types: types ?? null });
+      // `subscribed` says every later event will be seen: printed once serve has the subscription,
+      // and before a first frame that came with serve's answer.
+      let announced = eventsOnly;
+      const announce = () => {
+        if (!announced) printJson({ type: 'subscribed', surfaces: params.surfaces ?? null, types: types ?? null });
+        announced = true;
+      };
       const stream = await subscribe(params, (frame) => {
         if (eventsOnly && frame.type === 'heartbeat') return;
+        announce();
         printJson(frame);
       });
+      announce();
       return new Promise((resolveWatch) => {
         process.once('SIGINT', () => {
           stream.destroy();

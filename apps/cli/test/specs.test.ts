@@ -1,4 +1,3 @@
-import { call, resolveEndpoints, type PublicMethods } from '@paneflow/rpc';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,8 +30,6 @@ beforeAll(() => {
 });
 afterAll(() => home.cleanup());
 
-const rpc = <M extends keyof PublicMethods & string>(method: M, params: Parameters<typeof call<PublicMethods, M>>[2]) =>
-  call<PublicMethods, M>(resolveEndpoints(home.env).publicSocket, method, params);
 
 describe('paneflow up', () => {
   test('an invalid spec exits 2, names the file and line, and creates nothing', () => {
@@ -65,7 +62,7 @@ describe('paneflow up', () => {
     expect(git(repo, 'worktree', 'list')).toMatch(/feat-login.*\[feat\/login\]/);
     expect(readFileSync(`${repo}.worktrees/feat-login/.env`, 'utf8')).toBe('SECRET=local\n');
 
-    const { surfaces } = await rpc('surface.list', { scope: 'all' });
+    const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
     const byName = Object.fromEntries(surfaces.map((s) => [s.name, s]));
     expect(byName.login.cwd).toBe(`${repo}.worktrees/feat-login`);
     expect(byName['api'].cwd).toBe(`${repo}.worktrees/feat-api-pagination`);
@@ -76,7 +73,7 @@ describe('paneflow up', () => {
     expect(Number(/port (\d+)/.exec(server)![1])).toBeGreaterThanOrEqual(3000);
 
     writeFileSync(`${repo}.worktrees/feat-api-pagination/notes.txt`, 'uncommitted\n');
-    await rpc('workspace.close', { index: up.workspace.index });
+    await home.rpc('workspace.close', { index: up.workspace.index });
     expect(existsSync(`${repo}.worktrees/feat-login`)).toBe(false); // clean, auto: removed
     expect(existsSync(`${repo}.worktrees/feat-api-pagination`)).toBe(true); // keep
     expect(git(repo, 'branch', '--list', 'feat/login')).toMatch(/feat\/login/); // the branch stays
@@ -87,7 +84,7 @@ describe('paneflow up', () => {
     writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "feat/dirty"\n');
     const up = home.run(['up', file]).json<{ workspace: { index: number } }>();
     writeFileSync(`${repo}.worktrees/feat-dirty/scratch.txt`, 'work in progress\n');
-    await rpc('workspace.close', { index: up.workspace.index });
+    await home.rpc('workspace.close', { index: up.workspace.index });
     expect(existsSync(`${repo}.worktrees/feat-dirty/scratch.txt`)).toBe(true);
   });
 

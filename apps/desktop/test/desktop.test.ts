@@ -1,5 +1,4 @@
-import { call, resolveEndpoints, type PublicMethods } from '@paneflow/rpc';
-import { makeHome, ROOT, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -11,23 +10,11 @@ let home: Home;
 let desktop: Harness;
 let page: Page;
 
-const rpc = <M extends keyof PublicMethods & string>(method: M, params: Parameters<typeof call<PublicMethods, M>>[2]) =>
-  call<PublicMethods, M>(resolveEndpoints(home.env).publicSocket, method, params);
 const pane = (name: string, command: string) => ({ name, command, cwd: home.dir, focus: false, env: {} });
 
 /** The mark of an agent's row in the sidebar, as drawn. */
 const rowMark = (surface: number) => page.locator(`.agent[data-surface="${surface}"]`).getAttribute('data-mark', { timeout: 2000 }).catch(() => null);
 const paneText = (surface: number) => page.evaluate((id) => window.paneflowApp.paneText(id), surface);
-
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function shot(name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -49,7 +36,7 @@ describe('the renderer against a real instance', () => {
   let shell: number;
 
   test('a pane shows the shell’s real output and takes typed input', async () => {
-    const up = await rpc('workspace.up', { name: 'shells', layout: 'even_h', panes: [pane('sh', 'PS1="ready$ " exec bash --norc --noprofile -i')] });
+    const up = await home.rpc('workspace.up', { name: 'shells', layout: 'even_h', panes: [pane('sh', 'PS1="ready$ " exec bash --norc --noprofile -i')] });
     shell = up.surfaces[0].surface_id;
     await until(async () => (await paneText(shell)).includes('ready$'), 'the prompt in the mirror');
     await page.locator(`.pane[data-surface="${shell}"] .term-host`).click();
@@ -57,7 +44,7 @@ describe('the renderer against a real instance', () => {
     await page.keyboard.press('Enter');
     await until(async () => /^typed-42$/m.test(await paneText(shell)), 'the typed command’s output in the mirror');
     // The host has it too: the keys went to the real PTY.
-    expect((await rpc('surface.read', { surface_id: shell, fenced: false })).text).toMatch(/^typed-42$/m);
+    expect((await home.rpc('surface.read', { surface_id: shell, fenced: false })).text).toMatch(/^typed-42$/m);
     await shot('shell');
   });
 
@@ -103,7 +90,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('a full agent turn: spinner → Need you (with the message, on top) → Done, and Done clears when the pane is focused', async () => {
-    const up = await rpc('workspace.up', { name: 'agents', layout: 'even_h', panes: [pane('other', 'claude'), pane('agent', 'claude --work-ms 1500')] });
+    const up = await home.rpc('workspace.up', { name: 'agents', layout: 'even_h', panes: [pane('other', 'claude'), pane('agent', 'claude --work-ms 1500')] });
     const [other, agent] = up.surfaces.map((s) => s.surface_id);
     await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
     // Every mark the row shows, in order.
@@ -140,10 +127,10 @@ describe('the renderer against a real instance', () => {
     const before = desktop.notices.length;
     const finished = home.start(['watch', '--type', 'notification']);
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await finished.line((line) => line.includes('"subscribed"'));
       expect(home.run(['send', 'agent', 'a quick task', '--submit']).code).toBe(0);
       await finished.line((line) => line.includes('"finished"'));
-      await until(async () => (await rowMark(agent)) === 'none' && (await rpc('surface.status', { surface_id: agent })).unread === false, 'Done acknowledged in front');
+      await until(async () => (await rowMark(agent)) === 'none' && (await home.rpc('surface.status', { surface_id: agent })).unread === false, 'Done acknowledged in front');
       expect(desktop.notices.length).toBe(before);
     } finally {
       finished.child.kill();
@@ -151,7 +138,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('an agent that declares nothing shows a dim No status, with the first version that does', async () => {
-    const up = await rpc('workspace.up', { name: 'silent', layout: 'even_h', panes: [pane('silent', 'claude --no-query')] });
+    const up = await home.rpc('workspace.up', { name: 'silent', layout: 'even_h', panes: [pane('silent', 'claude --no-query')] });
     const silent = up.surfaces[0].surface_id;
     await until(async () => (await rowMark(silent)) === 'no_status', 'No status', 15_000);
     const badge = page.locator(`.agent[data-surface="${silent}"] .badge`);
@@ -167,7 +154,7 @@ describe('the renderer against a real instance', () => {
 
   test('with reduce_motion a working agent shows a static mark and no clock runs', async () => {
     home.writeConfig({ reduce_motion: true });
-    await until(async () => ((await rpc('serve.status', {})).presentation.reduce_motion ? true : null), 'serve read the config');
+    await until(async () => ((await home.rpc('serve.status', {})).presentation.reduce_motion ? true : null), 'serve read the config');
     const still = await openDesktop(home.env);
     try {
       expect(home.run(['send', 'agent', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);

@@ -1,3 +1,4 @@
+import { call, resolveEndpoints, type MethodName, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,10 @@ export function makeHome(env: Record<string, string> = {}) {
         },
       };
     },
+    /** One request to this home's serve, as a client of the public socket. */
+    rpc<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
+      return call<PublicMethods, M>(resolveEndpoints(base).publicSocket, method, params);
+    },
     writeConfig(config: unknown) {
       writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
     },
@@ -102,6 +107,17 @@ export async function screen(home: Home, target: string, pattern: RegExp, timeou
     const { stdout } = home.run(['read', target, '--raw', '--scope', 'all']);
     if (pattern.test(stdout)) return stdout;
     if (Date.now() > deadline) throw new Error(`never matched ${pattern}:\n${stdout}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Polls `probe` until it gives a value (not null, undefined or false); fails after `timeoutMs`, naming `what`. */
+export async function until<T>(probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
