@@ -13,7 +13,7 @@ async function main() {
   shell.write(`node -e "${tree}"\r`);
   const reader = new ForegroundReader(catalog);
   // Wait until the foreground group has its 50 members.
-  const { readProcStat, readdirSync } = { readProcStat: (await import('@paneflow/rpc')).readProcStat, readdirSync: (await import('node:fs')).readdirSync };
+  const { readProcStat, readdirSync } = { readProcStat: (await import('@paneflow/proc')).readProcStat, readdirSync: (await import('node:fs')).readdirSync };
   for (let tries = 0; ; tries++) {
     const group = readProcStat(shell.pid)!.tpgid;
     const members = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && readProcStat(Number(p))?.pgrp === group).length;

@@ -1,7 +1,8 @@
 // Builds a library for plain Node: dist/index.cjs (require), dist/index.mjs (import) and .d.ts files.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -23,13 +24,31 @@ await Promise.all([
   build({ ...common, format: 'cjs', outfile: join(outdir, 'index.cjs') }),
   build({ ...common, format: 'esm', outfile: join(outdir, 'index.mjs') }),
 ]);
-execFileSync(
-  process.execPath,
-  [
-    join(root, 'node_modules/typescript/bin/tsc'),
-    '-p', join(projectDir, 'tsconfig.lib.json'),
-    '--noEmit', 'false', '--declaration', '--emitDeclarationOnly',
-    '--rootDir', join(projectDir, 'src'), '--outDir', outdir,
-  ],
-  { stdio: 'inherit' },
+// Declarations see a workspace library it depends on as that library's built declarations, the
+// way a consumer of the published packages will, not as its sources (which lie outside rootDir).
+const workspaceDeps = Object.keys(dependencies).filter((name) => name.startsWith('@paneflow/'));
+const declarationConfig = join(tmpdir(), `pf-build-lib-${process.pid}.json`);
+writeFileSync(
+  declarationConfig,
+  JSON.stringify({
+    extends: join(projectDir, 'tsconfig.lib.json'),
+    include: [join(projectDir, 'src/**/*.ts')],
+    compilerOptions: {
+      paths: Object.fromEntries(workspaceDeps.map((name) => [name, [join(root, 'libs', name.slice('@paneflow/'.length), 'dist/index.d.ts')]])),
+    },
+  }),
 );
+try {
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/typescript/bin/tsc'),
+      '-p', declarationConfig,
+      '--noEmit', 'false', '--declaration', '--emitDeclarationOnly',
+      '--rootDir', join(projectDir, 'src'), '--outDir', outdir,
+    ],
+    { stdio: 'inherit' },
+  );
+} finally {
+  rmSync(declarationConfig, { force: true });
+}

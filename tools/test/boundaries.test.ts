@@ -33,6 +33,7 @@ function pureProjects() {
 const pureSources = [
   { project: 'osc7501', dir: 'libs/osc7501/src' },
   { project: 'procscan', dir: 'libs/procscan/src/match' },
+  { project: 'protocol', dir: 'libs/protocol/src' },
   { project: 'reducer', dir: 'libs/reducer/src' },
   { project: 'spec', dir: 'libs/spec/src' },
 ];
@@ -58,6 +59,8 @@ const forbidden = [
   "import * as pty from 'node-pty';",
   "import { app } from 'electron';",
   "import { call } from '@paneflow/rpc';",
+  "import { resolveEndpoints } from '@paneflow/instance';",
+  "import { readProcStat } from '@paneflow/proc';",
 ];
 const forbiddenGlobals = ['export const pid = process.pid;', "export const b = Buffer.from('x');"];
 

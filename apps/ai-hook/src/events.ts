@@ -1,21 +1,5 @@
 /** What one hook event becomes on the wire (REFERENCE.md §7.1). No I/O: main.ts does that. */
-
-export const HOOK_TOOLS = ['claude', 'codex'] as const;
-export type HookTool = (typeof HOOK_TOOLS)[number];
-
-/** Byte limits of the kept payload fields. */
-const LIMITS: Record<string, number> = {
-  session_id: 256,
-  cwd: 2048,
-  summary: 4096,
-  transcript_path: 2048,
-  prompt: 512,
-  tool_name: 128,
-  notification_type: 64,
-  message: 4096,
-  last_result: 4096,
-  agent_id: 160,
-};
+import { HOOK_EVENTS, HOOK_FIELD_LIMITS, WAITING_NOTIFICATION_TYPES, type HookEvent, type HookMethod, type HookTool } from '@paneflow/protocol/hooks';
 
 const TRUNCATED = '...[truncated]';
 
@@ -29,55 +13,31 @@ export function truncate(text: string, limit: number): string {
   return bytes.subarray(0, end).toString('utf8') + TRUNCATED;
 }
 
-/** Notification types that mean the agent waits for the user; the others say nothing to serve. */
-const WAITING_NOTIFICATIONS = new Set(['permission_prompt', 'elicitation_dialog']);
+/** What an event adds to the fields it copies; null when the event posts nothing. */
+type Extra = (input: Record<string, unknown>, env: NodeJS.ProcessEnv) => Record<string, unknown> | null;
 
-interface EventRule {
-  method: string;
-  /** Fields copied from the event, each under its byte limit. */
-  fields: string[];
-  extra?: (input: Record<string, unknown>, env: NodeJS.ProcessEnv) => Record<string, unknown> | null;
-}
-
-const RULES: Record<string, EventRule> = {
-  SessionStart: { method: 'ai.session_start', fields: ['cwd'] },
-  SessionEnd: { method: 'ai.session_end', fields: ['summary', 'transcript_path'] },
-  UserPromptSubmit: { method: 'ai.prompt_submit', fields: ['prompt', 'transcript_path'] },
-  PreToolUse: { method: 'ai.tool_use', fields: ['tool_name'], extra: () => ({ phase: 'pre' }) },
-  PostToolUse: { method: 'ai.tool_use', fields: ['tool_name'], extra: () => ({ phase: 'post' }) },
-  Notification: {
-    method: 'ai.notification',
-    fields: ['notification_type', 'message'],
-    extra: (input) => (WAITING_NOTIFICATIONS.has(String(input.notification_type)) ? {} : null),
+const EXTRAS: Partial<Record<HookEvent, Extra>> = {
+  PreToolUse: () => ({ phase: 'pre' }),
+  PostToolUse: () => ({ phase: 'post' }),
+  // Only a question to the user says something to serve.
+  Notification: (input) => ((WAITING_NOTIFICATION_TYPES as readonly unknown[]).includes(input.notification_type) ? {} : null),
+  Stop: (input, env) => {
+    const result = [input.last_assistant_message, input.last_result, input.summary].find((v) => typeof v === 'string');
+    return {
+      ...(typeof result === 'string' ? { last_result: truncate(result, HOOK_FIELD_LIMITS.last_result) } : {}),
+      ...(env.PANEFLOW_AI_EVENT_SOURCE === 'interrupt' ? { source: 'interrupt' } : {}),
+    };
   },
-  PermissionRequest: { method: 'ai.notification', fields: ['tool_name', 'message'] },
-  Stop: {
-    method: 'ai.stop',
-    fields: ['transcript_path'],
-    extra: (input, env) => {
-      const result = [input.last_assistant_message, input.last_result, input.summary].find((v) => typeof v === 'string');
-      return {
-        ...(typeof result === 'string' ? { last_result: truncate(result, LIMITS.last_result) } : {}),
-        ...(env.PANEFLOW_AI_EVENT_SOURCE === 'interrupt' ? { source: 'interrupt' } : {}),
-      };
-    },
-  },
-  SubagentStart: { method: 'ai.subagent', fields: ['agent_id'], extra: () => ({ phase: 'start' }) },
-  SubagentStop: { method: 'ai.subagent', fields: ['agent_id'], extra: () => ({ phase: 'stop' }) },
-  Exit: {
-    method: 'ai.exit',
-    fields: [],
-    extra: (_input, env) => {
-      const code = Number(env.PANEFLOW_AI_EXIT_CODE);
-      return { exit_code: env.PANEFLOW_AI_EXIT_CODE !== undefined && Number.isInteger(code) ? code : null };
-    },
+  SubagentStart: () => ({ phase: 'start' }),
+  SubagentStop: () => ({ phase: 'stop' }),
+  Exit: (_input, env) => {
+    const code = Number(env.PANEFLOW_AI_EXIT_CODE);
+    return { exit_code: env.PANEFLOW_AI_EXIT_CODE !== undefined && Number.isInteger(code) ? code : null };
   },
 };
 
-export const HOOK_EVENTS = Object.keys(RULES);
-
 export interface HookRequest {
-  method: string;
+  method: HookMethod;
   params: {
     tool: HookTool;
     session: string;
@@ -94,14 +54,15 @@ export interface HookRequest {
  * that is not a question to the user). `input` is the event's parsed JSON.
  */
 export function hookRequest(event: string, tool: HookTool, input: Record<string, unknown>, env: NodeJS.ProcessEnv, pid: number | null, nowMs: number): HookRequest | null {
-  const rule = Object.hasOwn(RULES, event) ? RULES[event] : undefined;
-  if (!rule) return null;
-  const extra = rule.extra ? rule.extra(input, env) : {};
+  if (!Object.hasOwn(HOOK_EVENTS, event)) return null;
+  const rule = HOOK_EVENTS[event as HookEvent];
+  const extraFor = EXTRAS[event as HookEvent];
+  const extra = extraFor ? extraFor(input, env) : {};
   if (extra === null) return null;
   const payload: Record<string, unknown> = {};
   for (const field of ['session_id', ...rule.fields]) {
     const value = input[field];
-    if (typeof value === 'string') payload[field] = truncate(value, LIMITS[field]);
+    if (typeof value === 'string') payload[field] = truncate(value, HOOK_FIELD_LIMITS[field]);
   }
   Object.assign(payload, extra);
   const surfaceId = Number(env.PANEFLOW_SURFACE_ID);

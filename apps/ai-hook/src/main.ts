@@ -1,10 +1,13 @@
 // paneflow-ai-hook [--tool claude|codex] <Event>: an agent's hook event on stdin, one ai.* frame
 // to serve (REFERENCE.md §7.1). Agents run hooks synchronously, so it must be quick, print
 // nothing, and exit 0 whatever happens; only node built-ins are loaded.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readProcStat } from '@paneflow/proc';
+import { isHookTool, type HookTool } from '@paneflow/protocol/hooks';
+import { requestLine } from '@paneflow/protocol/line';
+import { appendFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { isAbsolute } from 'node:path';
-import { HOOK_TOOLS, hookRequest, type HookTool } from './events';
+import { hookRequest } from './events';
 
 const CONNECT_BUDGET_MS = 350;
 const REQUEST_BUDGET_MS = 350;
@@ -40,16 +43,10 @@ function agentPid(): number | null {
   if (env.PANEFLOW_AI_PID && Number.isSafeInteger(given) && given > 0) return given;
   let pid = process.ppid;
   for (let depth = 0; depth < 16 && pid > 1; depth++) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return null;
-    }
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    if (!SHELLS.has(comm)) return pid;
-    pid = Number(stat.slice(close + 2).split(' ')[1]);
+    const stat = readProcStat(pid);
+    if (!stat) return null;
+    if (!SHELLS.has(stat.comm)) return pid;
+    pid = stat.ppid;
   }
   return null;
 }
@@ -119,7 +116,7 @@ async function main(): Promise<boolean> {
   }
   const event = args[0];
   if (args.length !== 1 || !event) return skip(`usage: paneflow-ai-hook [--tool claude|codex] <Event>, got ${JSON.stringify(process.argv.slice(2))}`);
-  if (!(HOOK_TOOLS as readonly string[]).includes(tool)) return skip(`unknown tool ${JSON.stringify(tool)}`);
+  if (!isHookTool(tool)) return skip(`unknown tool ${JSON.stringify(tool)}`);
   const socketPath = env.PANEFLOW_SOCKET_PATH;
   if (!socketPath || !isAbsolute(socketPath)) return skip(`PANEFLOW_SOCKET_PATH must be an absolute path, got ${JSON.stringify(socketPath)}`);
 
@@ -137,7 +134,7 @@ async function main(): Promise<boolean> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return skip(`${event}: input is not a JSON object`);
   const request = hookRequest(event, tool, input as Record<string, unknown>, env, agentPid(), Date.now());
   if (!request) return skip(`${event}: nothing to post`);
-  post(socketPath, JSON.stringify({ jsonrpc: '2.0', id: 1, ...request }) + '\n');
+  post(socketPath, requestLine(1, request.method, request.params));
   return true;
 }
 

@@ -1,4 +1,5 @@
-import { HOOK_EVENTS, hookRequest, truncate } from '../src/events';
+import { HOOK_EVENTS } from '@paneflow/protocol/hooks';
+import { hookRequest, truncate } from '../src/events';
 
 const ENV = { PANEFLOW_SESSION_ID: 'b6f1d6f0-2f4e-4e0a-9a53-1c1d2e3f4a5b', PANEFLOW_SURFACE_ID: '7', PANEFLOW_WORKSPACE_ID: 'ws-1' };
 const at = 1_767_225_600_000;
@@ -24,7 +25,7 @@ describe('each event becomes one ai.* request with the fields REFERENCE.md §7.1
   });
 
   test('the eleven events', () => {
-    expect(HOOK_EVENTS.sort()).toEqual(
+    expect(Object.keys(HOOK_EVENTS).sort()).toEqual(
       ['Exit', 'Notification', 'PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit'].sort(),
     );
   });

@@ -1,4 +1,5 @@
-import { resolveEndpoints, type StatusObject } from '@paneflow/rpc';
+import { resolveEndpoints } from '@paneflow/instance';
+import type { StatusObject } from '@paneflow/protocol';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';

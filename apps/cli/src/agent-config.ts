@@ -1,9 +1,7 @@
 // The edits `hooks` and `mcp` make to an agent's own config (REFERENCE.md §7.3, §8), as functions
 // of the file's content: no I/O here, integrations.ts reads and writes.
 import TOML from '@ltd/j-toml';
-
-/** The events Paneflow hooks, in Claude Code's and Codex's names. */
-export const HOOKED_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'Stop', 'SubagentStart', 'SubagentStop'] as const;
+import { INSTALLED_HOOK_EVENTS as HOOKED_EVENTS, type HookTool } from '@paneflow/protocol/hooks';
 
 export const MANAGED = '_paneflow_managed';
 const HOOK_TIMEOUT_SECS = 5;
@@ -16,7 +14,7 @@ export function shellQuote(word: string): string {
 }
 
 /** The matcher group Paneflow adds under `hooks.<event>`. */
-export function managedGroup(hookPath: string, event: string, tool: 'claude' | 'codex'): Json {
+export function managedGroup(hookPath: string, event: string, tool: HookTool): Json {
   const command = `${shellQuote(hookPath)} ${tool === 'codex' ? '--tool codex ' : ''}${event}`;
   return { [MANAGED]: true, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECS }] };
 }

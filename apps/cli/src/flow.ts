@@ -1,8 +1,10 @@
+import { READY_DEADLINE_MS } from '@paneflow/protocol/limits';
 import { fillCaptures, parseFlow, type FlowPlan, type PanePlan, type StepPlan } from '@paneflow/spec';
 import { CliError, ensureInstance, request, serveStatus, instanceEndpoints, subscribe } from './instance';
 import { printJson } from './output';
 import { provisionWorktree } from './provision';
-import { resolveOne, type Scope } from './select';
+import { resolveOne } from './select';
+import type { Scope } from '@paneflow/protocol/wire';
 import { sendToPane } from './send';
 import { realSpecHost } from './spec-host';
 import { paneRequest, readSpec, specError, withPorts } from './up';
@@ -18,9 +20,6 @@ interface StepState {
   exitCode: number;
 }
 
-/** REFERENCE.md §5.2: an agent is ready once it declares idle, or its output is quiet this long. */
-const AGENT_QUIET_MS = 1000;
-const AGENT_READY_MS = 30_000;
 const POLL_MS = 250;
 
 class StepFailure extends Error {
@@ -63,19 +62,9 @@ async function until<T>(surfaceId: number, timeoutMs: number, check: () => Promi
   }
 }
 
-/** Ready for input: identified by the host, and declared idle or printed something and went quiet (§5.2). */
+/** Ready for input, as serve judges it (REFERENCE.md §5.2). */
 async function agentReady(surfaceId: number): Promise<void> {
-  let seen: { generation: number; since: number } | null = null;
-  await until(surfaceId, AGENT_READY_MS, async () => {
-    const status = await request('surface.status', { surface_id: surfaceId });
-    // Until the host's scan names the agent, serve would treat a submit as typing into a shell.
-    if (status.tool === null) return null;
-    if (status.declared?.state === 'idle') return true;
-    const generation = status.output_generation ?? 0;
-    if (generation === 0) return null;
-    if (!seen || seen.generation !== generation) seen = { generation, since: Date.now() };
-    return Date.now() - seen.since >= AGENT_QUIET_MS ? true : null;
-  });
+  await request('surface.wait_ready', { surface_id: surfaceId }, READY_DEADLINE_MS + 5000);
 }
 
 /** As `wait --idle`: a declaring agent not busy; anything else quiet for a second. */

@@ -1,9 +1,9 @@
-import { ensureServe, hostStatus, serveStatus, type DaemonInfo } from '@paneflow/rpc/bootstrap';
-import { call, RpcConnection } from '@paneflow/rpc/client';
-import { resolveEndpoints, type Endpoints } from '@paneflow/rpc/endpoints';
-import { ErrorCode, RpcError, UnreachableError } from '@paneflow/rpc/errors';
-import type { PublicMethods } from '@paneflow/rpc/public-protocol';
-import type { MethodName, ParamsOf, ResultOf } from '@paneflow/rpc/schema';
+import { type DaemonInfo, ensureServe, hostStatus, serveStatus } from '@paneflow/instance/bootstrap';
+import { type Endpoints, resolveEndpoints } from '@paneflow/instance/endpoints';
+import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
+import { call, RpcConnection, UnreachableError } from '@paneflow/rpc/client';
 
 /** A failure with the exit code REFERENCE.md §4.1 gives it; the message goes to stderr. */
 export class CliError extends Error {
@@ -34,15 +34,16 @@ export function explain(error: unknown): CliError {
     const requires = error.data?.requires;
     if (error.code === ErrorCode.MethodNotFound && typeof requires === 'string') return new CliError(`${error.message}`, 1);
     if (error.code === ErrorCode.Permission) return new CliError(`${error.message}`, 1);
+    if (error.reason === 'agent_busy') return new CliError(`${error.message} (use --force to send anyway)`, 1);
     return new CliError(error.message, 1);
   }
   return new CliError(error instanceof Error ? error.message : String(error), 1);
 }
 
 /** One request to serve, on a connection of its own. */
-export async function request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
+export async function request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>, timeoutMs?: number): Promise<ResultOf<PublicMethods, M>> {
   try {
-    return await call<PublicMethods, M>(instanceEndpoints().publicSocket, method, params);
+    return await call<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });
   } catch (error) {
     throw explain(error);
   }

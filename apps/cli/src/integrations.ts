@@ -1,7 +1,7 @@
 // `paneflow hooks setup|status|uninstall` and `paneflow mcp install|status|uninstall`
 // (REFERENCE.md §7.3, §8): Paneflow's entries in Claude Code's and Codex's own config files.
-import { writeTextAtomic } from '@paneflow/rpc/files';
-import { programPath } from '@paneflow/rpc/programs';
+import { writeTextAtomic } from '@paneflow/instance/files';
+import { programPath } from '@paneflow/instance/programs';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,12 +21,13 @@ import {
   type InstallState,
 } from './agent-config';
 import { onPath } from './spec-host';
+import type { HookTool } from '@paneflow/protocol/hooks';
 
 type Json = Record<string, unknown>;
 
 interface Runtime {
   slug: 'claude-code' | 'codex';
-  tool: 'claude' | 'codex';
+  tool: HookTool;
   detected: boolean;
   hooksFile: string;
   mcpFile: string;

@@ -1,5 +1,5 @@
-import { BUILD_ID } from '@paneflow/rpc/build-id';
-import { desktopLaunch } from '@paneflow/rpc/programs';
+import { BUILD_ID } from '@paneflow/instance/build-id';
+import { desktopLaunch } from '@paneflow/instance/desktop';
 import { spawn } from 'node:child_process';
 import { helpText, parseArgs, UsageError, usageLine } from './args';
 import { headless } from './headless';

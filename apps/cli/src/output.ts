@@ -1,5 +1,6 @@
-import type { PublicMethods, StatusObject } from '@paneflow/rpc/public-protocol';
-import type { ResultOf } from '@paneflow/rpc/schema';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { ResultOf } from '@paneflow/protocol/schema';
+import type { StatusObject } from '@paneflow/protocol/status';
 
 /** JSON goes to stdout, one document per line. */
 export function printJson(value: unknown): void {

@@ -1,13 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { PublicMethods } from '@paneflow/rpc/public-protocol';
-import type { ResultOf } from '@paneflow/rpc/schema';
-import { matchName } from '@paneflow/rpc/targets';
+import { matchName } from '@paneflow/protocol/names';
+import type { Scope } from '@paneflow/protocol/wire';
+import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import { CliError, request } from './instance';
-
-export type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
-export type Scope = 'workspace' | 'all';
 
 function canonical(path: string): string {
   const expanded = path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : resolve(path);

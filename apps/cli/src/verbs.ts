@@ -1,5 +1,5 @@
 import type { ReportInput } from '@paneflow/osc7501';
-import { programCommand, type ProgramName } from '@paneflow/rpc/programs';
+import { programCommand, type ProgramName } from '@paneflow/instance/programs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -7,7 +7,8 @@ import type { Parsed, VerbSpec } from './args';
 import { CliError, ensureInstance, instanceEndpoints, request, subscribe } from './instance';
 import { decode, emit, strip } from './osc';
 import { agentTable, printJson, sessionTable, statusLine, surfaceTable } from './output';
-import { resolveOne, resolveSelector, type Scope } from './select';
+import { resolveOne, resolveSelector } from './select';
+import type { Scope } from '@paneflow/protocol/wire';
 import { send } from './send';
 import { wait } from './wait';
 

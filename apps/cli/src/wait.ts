@@ -1,6 +1,7 @@
 import { CliError, request, subscribe } from './instance';
 import { printJson } from './output';
-import { resolveSelector, type Scope } from './select';
+import { resolveSelector } from './select';
+import type { Scope } from '@paneflow/protocol/wire';
 
 export interface WaitOptions {
   pattern?: string;

@@ -1,7 +1,6 @@
 import {
   codexMcpState,
   hooksState,
-  HOOKED_EVENTS,
   managedGroup,
   shellQuote,
   withCodexMcp,
@@ -9,6 +8,7 @@ import {
   withoutCodexMcp,
   withoutHooks,
 } from '../src/agent-config';
+import { INSTALLED_HOOK_EVENTS as HOOKED_EVENTS } from '@paneflow/protocol/hooks';
 
 const group = (event: string) => managedGroup('/opt/pf hook/paneflow-ai-hook', event, 'claude');
 

@@ -1,4 +1,4 @@
-import { StatusObject, validate } from '@paneflow/rpc';
+import { StatusObject, validate } from '@paneflow/protocol';
 import { encode } from '@paneflow/osc7501';
 import { join } from 'node:path';
 import { CLI, makeHome, screen, type Home } from '@paneflow/testing';

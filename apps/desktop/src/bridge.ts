@@ -2,11 +2,12 @@
 // serve's public socket; terminal bytes straight from the host (attach, output, user input,
 // resize), so a serve restart never interrupts a terminal. Electron's main process and the
 // browser test harness both carry the renderer's calls here.
+import type { Endpoints } from '@paneflow/instance/endpoints';
+import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { MethodName, ParamsOf } from '@paneflow/protocol/schema';
+import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
 import { call, RpcConnection } from '@paneflow/rpc/client';
-import type { Endpoints } from '@paneflow/rpc/endpoints';
-import { HOST_PROTOCOL_VERSION, type HostMethods, type OutputFrame } from '@paneflow/rpc/host-protocol';
-import type { PublicMethods } from '@paneflow/rpc/public-protocol';
-import type { MethodName, ParamsOf } from '@paneflow/rpc/schema';
 
 /** How long a lost output stream waits before it attaches again. */
 export const REATTACH_MS = 500;

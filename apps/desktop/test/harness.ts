@@ -1,6 +1,6 @@
 // The renderer as a plain page: the built renderer served over HTTP to Debian's Chromium
 // (playwright-core), and the preload's API bridged to a DesktopBridge on a real instance.
-import { resolveEndpoints } from '@paneflow/rpc';
+import { resolveEndpoints } from '@paneflow/instance';
 import { build } from 'esbuild';
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

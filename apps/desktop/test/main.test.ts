@@ -13,7 +13,7 @@ const electron = {
 };
 jest.mock('electron', () => electron, { virtual: true });
 const ensureServe = jest.fn(async () => ({ pid: 1 }));
-jest.mock('@paneflow/rpc/bootstrap', () => ({ ensureServe }));
+jest.mock('@paneflow/instance/bootstrap', () => ({ ensureServe }));
 
 beforeEach(() => jest.clearAllMocks());
 

@@ -1,4 +1,5 @@
-import type { Connection, HostFrame } from '@paneflow/rpc';
+import type { HostFrame } from '@paneflow/protocol';
+import type { Connection } from '@paneflow/rpc';
 
 /** A follower whose queue passes this many frames is resynchronised with one snapshot. */
 export const FOLLOWER_MAX_FRAMES = 4096;

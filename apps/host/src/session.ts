@@ -1,25 +1,10 @@
-import { Scanner, Store, replyFor, type Parsed, type StatusRecord } from '@paneflow/osc7501';
-import {
-  ErrorCode,
-  HOST_PROTOCOL_VERSION,
-  isSameProcess,
-  processStartTime,
-  READ_LINES_DEFAULT,
-  READ_LINES_MAX,
-  RpcError,
-  SEARCH_MATCHES_DEFAULT,
-  SEARCH_MATCHES_MAX,
-  type HookMetadata,
-  type Manifest,
-  type Observation,
-  type SessionState,
-} from '@paneflow/rpc';
-import { SerializeAddon } from '@xterm/addon-serialize';
-import { Terminal } from '@xterm/headless';
-import * as pty from 'node-pty';
+import { isSameProcess, processStartTime } from '@paneflow/proc';
 import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
+import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type Observation, type SessionState } from '@paneflow/protocol';
+import * as pty from 'node-pty';
+import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
 import { OutputTail } from './output';
-import { logicalLines, tailText } from './terminal-text';
+import { CanonicalTerminal } from './terminal';
 
 /** Host constants (REFERENCE.md §1.2). */
 export const DEFAULT_SCROLLBACK = 10_000;
@@ -33,6 +18,7 @@ const FINAL_TEXT_BYTES = 512 * 1024;
 export const SCAN_INTERVAL_MS = 500;
 
 export type Lifecycle = Manifest['lifecycle'];
+export type InputOrigin = 'user' | 'automation';
 
 /** What a session tells its host; the host fans it out to followers and the manifest. */
 export interface SessionListener {
@@ -46,9 +32,6 @@ export interface SessionListener {
 export interface SessionContext {
   instance: string;
   buildId: string;
-  home: string;
-  publicSocket: string;
-  hostSocket: string;
   listener: SessionListener;
   log(message: string): void;
 }
@@ -65,21 +48,9 @@ export interface LaunchSpec {
   createdAtMs: number;
 }
 
-const toWire = (r: StatusRecord) => ({
-  id: r.id,
-  state: r.state,
-  kind: r.kind,
-  progress: r.progress,
-  app: r.app,
-  effective_app: r.effectiveApp,
-  title: r.title,
-  msg: r.msg,
-});
-
 /**
- * One pane's PTY and its canonical terminal: a headless xterm that keeps the screen, with the
- * OSC 7501 scanner in front of it so that reports, queries, prompt marks and resets apply in
- * stream order (OSC7501.md §2.9, §7.3), whether or not any client is attached.
+ * One pane's PTY and process, its canonical terminal, its raw output for mirrors, and which agent
+ * runs in its foreground — kept whether or not any client is attached.
  */
 export class Session {
   readonly id: string;
@@ -103,15 +74,14 @@ export class Session {
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
   updatedAtMs: number;
-  /** The raw output, for mirrors (session.output); `parsedOffset` is how much the terminal has parsed. */
+  /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
+  disposed = false;
+  scans = 0;
+  /** The raw output, for mirrors (session.output). */
   readonly output = new OutputTail();
-  private parsedOffset = 0;
+  readonly terminal: CanonicalTerminal;
   private readonly outputWatchers = new Set<() => void>();
   private pty: pty.IPty | null = null;
-  private readonly term: Terminal;
-  private readonly serializer = new SerializeAddon();
-  private readonly scanner = new Scanner();
-  private readonly store = new Store();
   /** Bytes handed to the terminal that it has not parsed yet. */
   private inbox = 0;
   private paused = false;
@@ -119,8 +89,9 @@ export class Session {
   private exited: Promise<void> | null = null;
   private readonly reader = new ForegroundReader(runtimeCatalog());
   private lastScanAt = 0;
-  scans = 0;
   private scanTimer: NodeJS.Timeout | null = null;
+  /** Input writes queue here so that they reach the PTY in the order they came. */
+  private inputTail: Promise<void> = Promise.resolve();
 
   constructor(
     spec: LaunchSpec,
@@ -130,44 +101,28 @@ export class Session {
     this.id = spec.session;
     this.generation = spec.generation;
     this.updatedAtMs = Date.now();
-    this.term = new Terminal({
-      cols: spec.launch.cols,
-      rows: spec.launch.rows,
-      scrollback: spec.scrollback,
-      allowProposedApi: true,
+    this.terminal = new CanonicalTerminal(spec.launch.cols, spec.launch.rows, spec.scrollback, {
+      recordsChanged: () => this.recordsChanged(),
+      signalled: () => {
+        this.lastSignalAtMs = Date.now();
+        this.capableAtMs ??= this.lastSignalAtMs;
+      },
+      marked: () => this.requestScan(),
+      title: (title) => {
+        this.title = title;
+        this.touch();
+        context.listener.title(this);
+      },
+      parsed: (bytes) => this.parsed(bytes),
+      reply: (data) => this.pty?.write(data),
     });
-    this.term.loadAddon(this.serializer);
-    this.term.parser.registerOscHandler(133, (data) => {
-      if (data === 'A' || data.startsWith('A;')) this.recordsChanged(this.store.promptStart().length > 0);
-      this.requestScan(); // a prompt or a command mark: the foreground may have changed
-      return false;
-    });
-    this.term.parser.registerEscHandler({ final: 'c' }, () => {
-      this.recordsChanged(this.store.reset().length > 0);
-      return false; // xterm still performs the reset
-    });
-    this.term.onTitleChange((title) => {
-      this.title = title;
-      this.touch();
-      context.listener.title(this);
-    });
-    // The canonical terminal answers the program's requests (DA1, cursor position, …).
-    this.term.onData((data) => this.pty?.write(data));
-    this.term.onBinary((data) => this.pty?.write(Buffer.from(data, 'binary')));
   }
 
   /** Starts the process; a launch that cannot start leaves the session `failed`. */
   start(env: Record<string, string>): void {
     const { launch, cwd } = this.spec;
     try {
-      this.pty = pty.spawn(launch.shell, launch.args, {
-        name: 'xterm-256color',
-        cols: launch.cols,
-        rows: launch.rows,
-        cwd,
-        env,
-        encoding: 'utf8',
-      });
+      this.pty = pty.spawn(launch.shell, launch.args, { name: 'xterm-256color', cols: launch.cols, rows: launch.rows, cwd, env, encoding: 'utf8' });
     } catch (error) {
       this.context.log(`session ${this.id}: cannot start ${launch.shell}: ${(error as Error).message}`);
       this.setLifecycle('failed');
@@ -188,44 +143,27 @@ export class Session {
   private receive(data: string) {
     this.lastDataAt = Date.now();
     this.requestScan();
-    this.inbox += data.length;
     const bytes = Buffer.from(data, 'utf8');
+    this.inbox += bytes.length;
     this.output.append(bytes);
     for (const watcher of this.outputWatchers) watcher();
+    // The terminal parses slower than a PTY can deliver: past the high-water mark the program waits.
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {
       this.paused = true;
       this.pty?.pause();
     }
-    for (const piece of this.scanner.split(data)) {
-      if (typeof piece === 'string') this.term.write(piece);
-      else this.term.write('', () => this.apply(piece));
-    }
-    this.term.write('', () => {
-      this.parsedOffset += bytes.length;
-      this.inbox -= data.length;
-      if (this.paused && this.inbox < INBOX_LOW_WATER) {
-        this.paused = false;
-        this.pty?.resume();
-      }
-      this.outputGeneration++;
-      this.screenChangedAtMs = Date.now();
-      this.context.listener.output(this);
-    });
+    this.terminal.write(data, bytes.length);
   }
 
-  private apply(item: Parsed) {
-    if (item.type === 'discarded') return;
-    const firstSign = this.capableAtMs === null;
-    this.lastSignalAtMs = Date.now();
-    if (firstSign) this.capableAtMs = this.lastSignalAtMs;
-    this.requestScan();
-    if (item.type === 'query') {
-      this.pty?.write(replyFor(item));
-      this.recordsChanged(true); // the signal time moved
-      return;
+  private parsed(bytes: number) {
+    this.inbox -= bytes;
+    if (this.paused && this.inbox < INBOX_LOW_WATER) {
+      this.paused = false;
+      this.pty?.resume();
     }
-    this.store.apply(item);
-    this.recordsChanged(true);
+    this.outputGeneration++;
+    this.screenChangedAtMs = Date.now();
+    this.context.listener.output(this);
   }
 
   /**
@@ -257,7 +195,7 @@ export class Session {
     const sameAgent = before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at;
     if (sameAgent && foreground.cmd === this.foregroundCmd && foreground.cwd === this.foregroundCwd) return;
     // The identified agent is gone: its turn cannot still be running (OSC7501.md §10).
-    if (!sameAgent && before && !isSameProcess(before.pid, before.pid_started_at)) this.recordsChanged(this.store.processExit().length > 0);
+    if (!sameAgent && before && !isSameProcess(before.pid, before.pid_started_at)) this.terminal.processExit();
     this.observation = observation;
     this.foregroundCmd = foreground.cmd;
     this.foregroundCwd = foreground.cwd;
@@ -266,8 +204,7 @@ export class Session {
     this.context.listener.observation(this);
   }
 
-  private recordsChanged(changed: boolean) {
-    if (!changed) return;
+  private recordsChanged() {
     this.touch();
     this.context.listener.status(this);
   }
@@ -291,31 +228,74 @@ export class Session {
     while (Date.now() < deadline && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS) {
       await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
     }
-    await new Promise<void>((resolve) => this.term.write('', resolve));
+    await this.terminal.settled();
     this.exitCode = exitCode;
     this.exitSignal = signal || null;
-    this.finalOutput = tailText(logicalLines(this.term), FINAL_TEXT_BYTES);
+    this.finalOutput = this.terminal.finalText(FINAL_TEXT_BYTES);
     this.pty = null;
-    this.recordsChanged(this.store.processExit().length > 0);
+    this.terminal.processExit();
     this.setLifecycle('exited');
   }
 
-  input(text: string, origin: 'user' | 'automation'): number {
+  /**
+   * Writes input to the PTY, in the order it came. A paste first waits for the terminal to parse
+   * what the program printed before it, since the program's bracketed-paste mode decides the
+   * bytes; whatever arrives meanwhile waits behind it.
+   */
+  input(text: string, origin: InputOrigin, paste = false): Promise<{ written: number; bracketed: boolean; bracketed_paste_mode: boolean }> {
     this.requireLive();
-    const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_INPUT_BYTES) {
-      throw new RpcError(ErrorCode.InvalidParams, `input of ${bytes} bytes is over ${MAX_INPUT_BYTES}`, { reason: 'input_too_large' });
+    const size = Buffer.byteLength(text);
+    if (size > MAX_INPUT_BYTES) {
+      throw new RpcError(ErrorCode.InvalidParams, `input of ${size} bytes is over ${MAX_INPUT_BYTES}`, { reason: 'input_too_large' });
     }
-    this.pty!.write(text);
+    return this.inTurn(async () => {
+      if (paste) await this.terminal.settled();
+      const mode = this.terminal.modes.bracketedPaste;
+      const bracketed = paste && mode;
+      if (paste && !bracketed && /[\r\n]/.test(text)) {
+        throw new RpcError(ErrorCode.InvalidParams, 'text holds CR or LF and the program takes no bracketed paste', { reason: 'raw_newline', field: 'text' });
+      }
+      return { written: this.write(bracketed ? bracketedPaste(text) : text, origin), bracketed, bracketed_paste_mode: mode };
+    });
+  }
+
+  /** One keystroke, encoded in the program's cursor-key mode as the terminal has parsed it. */
+  key(keystroke: string, origin: InputOrigin): Promise<{ written: number }> {
+    this.requireLive();
+    return this.inTurn(async () => {
+      await this.terminal.settled();
+      let bytes: string;
+      try {
+        bytes = keystrokeBytes(keystroke, this.terminal.modes.applicationCursorKeys);
+      } catch (error) {
+        if (error instanceof KeystrokeError) throw new RpcError(ErrorCode.InvalidParams, error.message, { reason: 'refused_keystroke', field: 'keystroke' });
+        throw error;
+      }
+      return { written: this.write(bytes, origin) };
+    });
+  }
+
+  private inTurn<T>(write: () => Promise<T>): Promise<T> {
+    const turn = this.inputTail.then(write);
+    this.inputTail = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  private write(bytes: string, origin: InputOrigin): number {
+    this.requireLive();
+    this.pty!.write(bytes);
     // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
-    if (origin === 'user') this.recordsChanged(this.store.userInput().length > 0);
-    return bytes;
+    if (origin === 'user') this.terminal.userInput();
+    return Buffer.byteLength(bytes);
   }
 
   resize(cols: number, rows: number): void {
     this.requireLive();
     this.pty!.resize(cols, rows);
-    this.term.resize(cols, rows);
+    this.terminal.resize(cols, rows);
     this.spec.launch.cols = cols;
     this.spec.launch.rows = rows;
     this.touch();
@@ -327,56 +307,8 @@ export class Session {
     return () => this.outputWatchers.delete(listener);
   }
 
-  /**
-   * A mirror's starting point (REFERENCE.md §1.4): the screen and scrollback serialized as the
-   * escape sequences that redraw them, and the output offset they correspond to. Taken once the
-   * terminal has parsed everything it was given, so the two agree exactly.
-   */
-  checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
-    // Inside the write callback: xterm may go on parsing later chunks before a continuation runs.
-    return new Promise((resolve) =>
-      this.term.write('', () => resolve({ checkpoint: this.serializer.serialize({ scrollback }), output_offset: this.parsedOffset, cols: this.term.cols, rows: this.term.rows })),
-    );
-  }
-
-  /** Parsed state only: waits for what the terminal has been given so far. */
-  async settled(): Promise<void> {
-    await new Promise<void>((resolve) => this.term.write('', resolve));
-  }
-
-  async read(lines = READ_LINES_DEFAULT, offset = 0) {
-    await this.settled();
-    const all = logicalLines(this.term);
-    const count = Math.min(READ_LINES_MAX, Math.max(1, lines));
-    if (offset > 0 && offset >= all.length) {
-      throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is out of range: ${all.length} lines are kept`, {
-        reason: 'offset_out_of_range',
-        field: 'offset',
-      });
-    }
-    const end = all.length - offset;
-    const start = Math.max(0, end - count);
-    return {
-      text: all.slice(start, end).join('\n'),
-      lines: end - start,
-      total_lines: all.length,
-      eof: offset === 0,
-      output_generation: this.outputGeneration,
-    };
-  }
-
-  async search(pattern: string, maxMatches = SEARCH_MATCHES_DEFAULT) {
-    await this.settled();
-    const limit = Math.min(SEARCH_MATCHES_MAX, Math.max(1, maxMatches));
-    const needle = pattern.toLowerCase();
-    const matches: Array<{ line: number; text: string }> = [];
-    let truncated = false;
-    logicalLines(this.term).forEach((text, index) => {
-      if (!text.toLowerCase().includes(needle)) return;
-      if (matches.length < limit) matches.push({ line: index + 1, text });
-      else truncated = true;
-    });
-    return { matches, truncated };
+  async read(lines?: number, offset?: number) {
+    return { ...(await this.terminal.read(lines, offset)), output_generation: this.outputGeneration };
   }
 
   /** Ends the process tree; resolves once the session has exited. */
@@ -386,15 +318,11 @@ export class Session {
     await this.exited;
   }
 
-  /** Forgets the terminal once the session is over. */
-  /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
-  disposed = false;
-
   dispose(): void {
     this.disposed = true;
     if (this.scanTimer) clearTimeout(this.scanTimer);
     this.pty?.kill('SIGKILL');
-    this.term.dispose();
+    this.terminal.dispose();
     for (const watcher of [...this.outputWatchers]) watcher();
     this.outputWatchers.clear();
   }
@@ -403,24 +331,6 @@ export class Session {
     if (this.lifecycle !== 'live' || !this.pty) {
       throw new RpcError(ErrorCode.NotFound, `session ${this.id} is ${this.lifecycle}`, { reason: 'session_not_live' });
     }
-  }
-
-  records() {
-    return this.store.records().map(toWire);
-  }
-
-  declaredStatus(): Manifest['declared_status'] {
-    const current = this.store.current();
-    if (!current) return null;
-    return {
-      state: current.state,
-      kind: current.kind,
-      progress: current.progress,
-      id: current.id,
-      app: current.effectiveApp,
-      title: current.title,
-      message: current.msg,
-    };
   }
 
   state(): SessionState {
@@ -433,8 +343,8 @@ export class Session {
       pid: this.pid,
       title: this.title,
       output_generation: this.outputGeneration,
-      records: this.records(),
-      declared_status: this.declaredStatus(),
+      records: this.terminal.records(),
+      declared_status: this.terminal.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
       last_status_signal_at_ms: this.lastSignalAtMs,
       observation: this.observation,
@@ -442,11 +352,6 @@ export class Session {
       foreground_cmd: this.foregroundCmd,
       foreground_cwd: this.foregroundCwd,
     };
-  }
-
-  modes() {
-    const modes = this.term.modes;
-    return { bracketed_paste: modes.bracketedPasteMode, application_cursor_keys: modes.applicationCursorKeysMode };
   }
 
   manifest(): Manifest {
@@ -465,8 +370,8 @@ export class Session {
       exit_signal: this.exitSignal,
       process: this.pid !== null && this.startedAt !== null ? { pid: this.pid, started_at: this.startedAt, pgid: this.pid } : null,
       title: this.title,
-      records: this.records(),
-      declared_status: this.declaredStatus(),
+      records: this.terminal.records(),
+      declared_status: this.terminal.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
       last_status_signal_at_ms: this.lastSignalAtMs,
       runtime: { current_observation: this.observation, last_runtime_id: this.lastRuntimeId },

@@ -1,12 +1,6 @@
-import {
-  HOST_PROTOCOL_VERSION,
-  resolveEndpoints,
-  RpcConnection,
-  type Endpoints,
-  type HostFrame,
-  type HostMethods,
-  type ParamsOf,
-} from '@paneflow/rpc';
+import { type Endpoints, resolveEndpoints } from '@paneflow/instance';
+import { HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods, type ParamsOf } from '@paneflow/protocol';
+import { RpcConnection } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

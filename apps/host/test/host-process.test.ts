@@ -1,4 +1,5 @@
-import { HOST_PROTOCOL_VERSION, RpcConnection, type HostMethods } from '@paneflow/rpc';
+import { HOST_PROTOCOL_VERSION, type HostMethods } from '@paneflow/protocol';
+import { RpcConnection } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';

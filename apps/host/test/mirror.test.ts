@@ -1,4 +1,5 @@
-import { HOST_PROTOCOL_VERSION, RpcConnection, type HostMethods, type OutputFrame } from '@paneflow/rpc';
+import { HOST_PROTOCOL_VERSION, type HostMethods, type OutputFrame } from '@paneflow/protocol';
+import { RpcConnection } from '@paneflow/rpc';
 import { Terminal } from '@xterm/headless';
 import { startHost, type HostClient, type TestHost } from './helpers';
 

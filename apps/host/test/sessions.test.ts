@@ -1,4 +1,4 @@
-import { HostFrame, Manifest, READ_LINES_MAX, validate } from '@paneflow/rpc';
+import { HostFrame, Manifest, READ_LINES_MAX, validate } from '@paneflow/protocol';
 import { FIXTURE_AGENT, HostClient, records, running, startHost, type TestHost } from './helpers';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,8 +2,8 @@
 // Read-only unless the instance's scripting capability is on, and then only write_pane.
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { BUILD_ID } from '@paneflow/rpc/build-id';
-import { resolveEndpoints } from '@paneflow/rpc/endpoints';
+import { BUILD_ID } from '@paneflow/instance/build-id';
+import { resolveEndpoints } from '@paneflow/instance/endpoints';
 import { listPanes, readPane, READ_ONLY, schemas, scriptingOn, searchPane, ToolError, writePane, type Context } from './tools';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };

@@ -1,15 +1,15 @@
 // The tools of paneflow-mcp (REFERENCE.md §8) over serve's public socket. Every piece of terminal
 // text goes out fenced (§9); panes outside the caller's scope do not exist here.
+import { fence } from '@paneflow/protocol/fence';
+import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/protocol/limits';
+import { matchName } from '@paneflow/protocol/names';
+import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
+import type { Scope } from '@paneflow/protocol/wire';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { call } from '@paneflow/rpc/client';
-import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/rpc/wire';
-import { fence } from '@paneflow/rpc/fence';
-import type { PublicMethods } from '@paneflow/rpc/public-protocol';
-import type { MethodName, ParamsOf, ResultOf } from '@paneflow/rpc/schema';
-import { matchName } from '@paneflow/rpc/targets';
 import { z } from 'zod';
 
-export type Scope = 'workspace' | 'all';
-type Surface = ResultOf<PublicMethods, 'surface.list'>['surfaces'][number];
 
 export interface Context {
   socket: string;
@@ -104,15 +104,12 @@ export async function searchPane(context: Context, args: Args<'search_pane'>): P
   return fence(lines.join('\n'), { source: 'surface.search', scope: context.scope, pattern: args.pattern });
 }
 
-/** Types into a pane as `paneflow send` does: never into an agent that is thinking or asking. */
+/**
+ * Types into a pane as `paneflow send` does, by serve's rules: never a submit into an agent that
+ * is thinking or asking, and a submit to a declaring agent is confirmed (`started`).
+ */
 export async function writePane(context: Context, args: Args<'write_pane'>): Promise<string> {
   const pane = await resolveTarget(context, args.target);
-  if (args.submit) {
-    const status = await request(context, 'surface.status', { surface_id: pane.surface_id });
-    if (status.tool !== null && (status.state === 'thinking' || status.state === 'waiting_for_input')) {
-      throw new ToolError(`agent_busy: surface ${pane.surface_id} is ${status.state}; a submit now would answer it`);
-    }
-  }
   const result = await request(context, 'surface.send_text', {
     surface_id: pane.surface_id,
     text: args.text,

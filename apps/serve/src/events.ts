@@ -1,12 +1,11 @@
+import { HEARTBEAT_MS, SUBSCRIBER_QUEUE_FRAMES, type EventFrame } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 
-/** REFERENCE.md §2.1. */
-export const SUBSCRIBER_QUEUE_FRAMES = 1024;
-export const HEARTBEAT_MS = 5000;
+/** Frames wait in the queue, not in the socket, once the socket holds this much. */
 const SOCKET_HIGH_WATER = 64 * 1024;
 const ALWAYS = new Set(['subscribed', 'heartbeat', 'dropped']);
 
-export type Frame = { type: string; at_ms: number; surface_id?: number } & Record<string, unknown>;
+type Frame = EventFrame;
 
 /**
  * One `events.subscribe` stream. A subscriber that does not read costs at most 1024 queued frames:
@@ -28,7 +27,7 @@ class Subscriber {
   wants(frame: Frame): boolean {
     if (ALWAYS.has(frame.type)) return true;
     if (this.types && !this.types.has(frame.type)) return false;
-    if (this.surfaces && frame.surface_id !== undefined && !this.surfaces.has(frame.surface_id)) return false;
+    if (this.surfaces && 'surface_id' in frame && frame.surface_id !== undefined && !this.surfaces.has(frame.surface_id)) return false;
     return true;
   }
 

@@ -1,17 +1,6 @@
-import {
-  ensureHost,
-  ErrorCode,
-  HOST_PROTOCOL_VERSION,
-  RpcConnection,
-  RpcError,
-  type Endpoints,
-  type HostFrame,
-  type HostMethods,
-  type Manifest,
-  type MethodName,
-  type ParamsOf,
-  type ResultOf,
-} from '@paneflow/rpc';
+import { type Endpoints, ensureHost } from '@paneflow/instance';
+import { ErrorCode, HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods, type Manifest, type MethodName, type ParamsOf, type ResultOf, RpcError } from '@paneflow/protocol';
+import { RpcConnection } from '@paneflow/rpc';
 
 const RECONNECT_MS = 1000;
 

@@ -1,13 +1,5 @@
-import { readJson, writeJsonAtomic } from '@paneflow/rpc';
-import type { LayoutNode } from './layout';
-
-export interface ManagedWorktree {
-  path: string;
-  repo_root: string;
-  branch: string;
-  teardown: 'auto' | 'keep';
-  action: 'create' | 'reuse';
-}
+import { readJson, writeJsonAtomic } from '@paneflow/instance';
+import type { LayoutNode, ManagedWorktree, ReducedStatus } from '@paneflow/protocol';
 
 export interface PaneRecord {
   surface_id: number;
@@ -33,7 +25,7 @@ export interface WorkspaceRecord {
 
 /** The part of the reducer's entry that must survive a serve restart. */
 export interface SavedEntry {
-  status: 'busy' | 'idle' | 'attention' | 'errored';
+  status: ReducedStatus;
   state_seq: number;
   outcome: string | null;
   unread: boolean;
@@ -56,8 +48,9 @@ export class Model {
   nextSurfaceId = 1;
   active = 0;
   workspaces: WorkspaceRecord[] = [];
-  panes = new Map<number, PaneRecord>();
-  entries = new Map<string, SavedEntry>();
+  readonly entries = new Map<string, SavedEntry>();
+  private readonly panes = new Map<number, PaneRecord>();
+  private readonly surfaceOfSession = new Map<string, number>();
   private saveScheduled = false;
 
   constructor(
@@ -74,7 +67,7 @@ export class Model {
     this.nextSurfaceId = file.next_surface_id;
     this.active = file.active;
     this.workspaces = file.workspaces;
-    for (const pane of file.panes) this.panes.set(pane.surface_id, pane);
+    for (const pane of file.panes) this.addPane(pane);
     for (const [session, entry] of Object.entries(file.entries)) this.entries.set(session, entry);
   }
 
@@ -101,6 +94,29 @@ export class Model {
     }
   }
 
+  addPane(pane: PaneRecord): void {
+    this.panes.set(pane.surface_id, pane);
+    this.surfaceOfSession.set(pane.session, pane.surface_id);
+  }
+
+  removePane(pane: PaneRecord): void {
+    this.panes.delete(pane.surface_id);
+    this.surfaceOfSession.delete(pane.session);
+  }
+
+  pane(surfaceId: number): PaneRecord | undefined {
+    return this.panes.get(surfaceId);
+  }
+
+  allPanes(): IterableIterator<PaneRecord> {
+    return this.panes.values();
+  }
+
+  paneBySession(session: string): PaneRecord | undefined {
+    const surfaceId = this.surfaceOfSession.get(session);
+    return surfaceId === undefined ? undefined : this.panes.get(surfaceId);
+  }
+
   workspacePanes(workspaceId: string): PaneRecord[] {
     return [...this.panes.values()].filter((p) => p.workspace_id === workspaceId);
   }
@@ -109,8 +125,8 @@ export class Model {
     return this.workspaces.findIndex((w) => w.id === workspaceId);
   }
 
-  paneBySession(session: string): PaneRecord | undefined {
-    for (const pane of this.panes.values()) if (pane.session === session) return pane;
-    return undefined;
+  /** Every pane, workspace by workspace. */
+  orderedPanes(): PaneRecord[] {
+    return this.workspaces.flatMap((w) => this.workspacePanes(w.id));
   }
 }

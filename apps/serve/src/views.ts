@@ -1,6 +1,6 @@
 import type { Catalog } from '@paneflow/procscan';
-import { cliState, newEntry, restoredEntry, type Agent, type CliState, type Entry } from '@paneflow/reducer';
-import type { HookMetadata, Manifest, Observation, SessionState, StatusObject } from '@paneflow/rpc';
+import type { CliState, HookMetadata, Manifest, Observation, SessionState, StatusObject } from '@paneflow/protocol';
+import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
 import type { Config } from './config';
 import type { SavedEntry } from './model';
 
@@ -21,8 +21,6 @@ export interface View {
   foregroundCmd: string;
   foregroundCwd: string | null;
   cwd: string;
-  surfaceId: number;
-  workspaceId: string;
   /** The current generation's start (a restart makes a new one): older hook frames are stale. */
   generationStartedAtMs: number;
   updatedAtMs: number;
@@ -85,8 +83,6 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     foregroundCmd: [manifest.launch.shell, ...manifest.launch.args].join(' '),
     foregroundCwd: null,
     cwd: manifest.cwd,
-    surfaceId: manifest.surface_id,
-    workspaceId: manifest.workspace_id,
     // The host stamps each generation's manifest with its own start.
     generationStartedAtMs: manifest.created_at_ms,
     updatedAtMs: manifest.updated_at_ms,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { ManagedWorktree } from './model';
+import type { ManagedWorktree } from '@paneflow/protocol';
 
 /**
  * A managed worktree's teardown when its pane closes (REFERENCE.md §5.4): with `auto`, a clean

@@ -1,4 +1,6 @@
-import { call, resolveEndpoints, RpcConnection, type PublicMethods, type ParamsOf, type ResultOf } from '@paneflow/rpc';
+import { resolveEndpoints } from '@paneflow/instance';
+import type { ParamsOf, PublicMethods, ResultOf } from '@paneflow/protocol';
+import { call, RpcConnection } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

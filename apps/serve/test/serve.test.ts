@@ -1,4 +1,4 @@
-import { StatusObject, validate } from '@paneflow/rpc';
+import { StatusObject, validate } from '@paneflow/protocol';
 import { screenMatching, startInstance, type Frame, type Instance } from './helpers';
 
 let pf: Instance;

@@ -1,4 +1,5 @@
-import { readProcFile, readProcStat, startTimeToEpochMs, type Observation } from '@paneflow/rpc';
+import { readProcFile, readProcStat, startTimeToEpochMs } from '@paneflow/proc';
+import type { Observation } from '@paneflow/protocol';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { matchProcess, type Catalog, type Match } from './match';
 

@@ -1,4 +1,4 @@
-import { hasExited, readProcStat, type ProcStat } from '@paneflow/rpc';
+import { hasExited, type ProcStat, readProcStat } from '@paneflow/proc';
 import { readdirSync } from 'node:fs';
 
 /**

@@ -4,22 +4,10 @@
  * — and which notices a transition raises, once. Pure: time comes in as `nowMs`.
  */
 
-export type DeclaredState = 'idle' | 'working' | 'done' | 'blocked' | 'error';
-export type Status = 'busy' | 'idle' | 'attention' | 'errored';
-export type Reason = 'no_agent' | 'declared' | 'capable' | 'detecting' | 'no_signal';
-export type CliState = 'thinking' | 'waiting_for_input' | 'finished' | 'errored' | 'stalled' | 'idle' | 'unknown_running';
-export type NoticeKind = 'needs_input' | 'finished' | 'error';
+import type { CliState, DeclaredStatus, NoticeKind, ReducedStatus, SignalReason } from '@paneflow/protocol';
 
 /** The current record (OSC7501.md §8.6) as the status model reads it. */
-export interface Declared {
-  state: DeclaredState;
-  kind: 'permission' | 'question' | 'auth' | null;
-  progress: number | null;
-  id: string | null;
-  app: string | null;
-  title: string | null;
-  message: string | null;
-}
+type Declared = DeclaredStatus;
 
 /** The known agent in the pane's foreground (or in front when the session exited). */
 export interface Agent {
@@ -50,11 +38,11 @@ export interface Input {
 
 /** What serve keeps per session, and persists across its own restarts. */
 export interface Entry {
-  status: Status;
+  status: ReducedStatus;
   stateSeq: number;
   outcome: string | null;
   unread: boolean;
-  reason: Reason;
+  reason: SignalReason;
   /** The agent identity that has queried or reported: it never falls back to no_signal. */
   signalledIdentity: string | null;
   /**
@@ -88,7 +76,7 @@ export function identityOf(agent: Agent): string {
 }
 
 /** REFERENCE.md §3.2. */
-export function reducedStatus(input: Pick<Input, 'record' | 'running' | 'agent'>): Status {
+export function reducedStatus(input: Pick<Input, 'record' | 'running' | 'agent'>): ReducedStatus {
   const { record, running, agent } = input;
   if (!agent) return 'idle';
   if (record?.state === 'error') return 'errored';
@@ -98,7 +86,7 @@ export function reducedStatus(input: Pick<Input, 'record' | 'running' | 'agent'>
 }
 
 /** REFERENCE.md §3.3, given whether this identity has signalled before. */
-function reasonFor(input: Input, signalledIdentity: string | null): Reason {
+function reasonFor(input: Input, signalledIdentity: string | null): SignalReason {
   const { agent, record, lastSignalAtMs, nowMs } = input;
   if (!agent) return 'no_agent';
   if (record) return 'declared';

@@ -1,4 +1,5 @@
-import { cliState, DETECTION_WINDOW_MS, newEntry, reduce, restoredEntry, type Agent, type Declared, type Entry, type Input, type Notice } from '../src';
+import { cliState, DETECTION_WINDOW_MS, newEntry, reduce, restoredEntry, type Agent, type Entry, type Input, type Notice } from '../src';
+import type { DeclaredStatus as Declared } from '@paneflow/protocol';
 
 const T0 = 1_767_225_600_000;
 const claude: Agent = { runtimeId: 'claude-code', pid: 4242, startedAt: 9000, startedAtMs: T0 - 1000, identifiedAtMs: T0 - 500 };

@@ -1,12 +1,24 @@
 import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
 import { createConnection, type Socket } from 'node:net';
-import { ErrorCode, RpcError, UnreachableError } from './errors';
-import { encodeLine, LineReader } from './framing';
-import type { MethodName, MethodTable, ParamsOf, ResultOf } from './schema';
+import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
+import { encodeLine } from '@paneflow/protocol/line';
+import type { MethodName, MethodTable, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
+import { LineReader } from './framing';
 
 /** Frames pushed by a streaming method can be large (host output chunks up to 1 MiB). */
 const MAX_INCOMING_LINE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+/** The endpoint could not be reached at all: nothing listens, or it went away mid-request. */
+export class UnreachableError extends Error {
+  constructor(
+    readonly endpoint: string,
+    override readonly cause: Error,
+  ) {
+    super(`cannot reach ${endpoint}: ${cause.message}`);
+    this.name = 'UnreachableError';
+  }
+}
 
 export interface RequestOptions {
   timeoutMs?: number;

@@ -1,6 +1,3 @@
-/** Limits of the newline-delimited framing (REFERENCE.md §1.2, §2.1). */
-export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
-
 export class LineTooLongError extends Error {
   constructor(readonly limit: number) {
     super(`line over ${limit} bytes`);
@@ -46,8 +43,4 @@ export class LineReader {
   get hasPartialLine(): boolean {
     return this.pendingBytes > 0;
   }
-}
-
-export function encodeLine(message: unknown): string {
-  return JSON.stringify(message) + '\n';
 }

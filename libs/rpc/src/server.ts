@@ -1,9 +1,11 @@
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import { chmodSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { ErrorCode, RpcError } from './errors';
-import { encodeLine, LineReader, LineTooLongError, MAX_REQUEST_LINE_BYTES } from './framing';
-import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from './schema';
+import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
+import { MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
+import { encodeLine } from '@paneflow/protocol/line';
+import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from '@paneflow/protocol/schema';
+import { LineReader, LineTooLongError } from './framing';
 
 /** One client connection: the handle a streaming method keeps to push frames. */
 export class Connection {

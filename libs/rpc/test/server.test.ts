@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import Type from 'typebox';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, ErrorCode, method, RpcConnection, RpcError, RpcServer, StreamReply, subscribe, type Handlers } from '../src';
+import { ErrorCode, method, RpcError } from '@paneflow/protocol';
+import { call, RpcConnection, RpcServer, StreamReply, subscribe, type Handlers } from '../src';
 import { rawClient, tempDir, waitFor } from './helpers';
 
 const closed = { additionalProperties: false } as const;

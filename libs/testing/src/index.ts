@@ -1,4 +1,6 @@
-import { call, resolveEndpoints, type MethodName, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/rpc';
+import { resolveEndpoints } from '@paneflow/instance';
+import type { MethodName, ParamsOf, PublicMethods, ResultOf } from '@paneflow/protocol';
+import { call } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // Electron's main process, kept thin: one window, a menu, native notifications, the
 // single-instance lock, and an instance started if none runs. Everything else is the bridge.
-import { ensureServe } from '@paneflow/rpc/bootstrap';
-import { resolveEndpoints } from '@paneflow/rpc/endpoints';
+import { ensureServe } from '@paneflow/instance/bootstrap';
+import { resolveEndpoints } from '@paneflow/instance/endpoints';
 import { app, BrowserWindow, ipcMain, Menu, Notification } from 'electron';
 import { join } from 'node:path';
 import { DesktopBridge } from '../bridge';

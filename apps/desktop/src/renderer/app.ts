@@ -2,28 +2,13 @@
 // whose Agents section says, for every agent pane, what its agent declared. It draws what serve
 // pushes and computes no state of its own.
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
+import type { EventFrame } from '@paneflow/protocol/events';
+import type { LayoutNode } from '@paneflow/protocol/layout';
+import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock, STATIC_MARK } from './clock';
-import { agentRows, headerStatus, rowMark, type LayoutNode, type PaneStatus } from './model';
+import { agentRows, headerStatus, rowMark, type PaneStatus } from './model';
 import { PaneTerminal } from './terminal';
-
-interface Workspace {
-  index: number;
-  id: string;
-  name: string;
-  active: boolean;
-  surfaces: number[];
-  layout: LayoutNode | null;
-  focus: number | null;
-}
-
-interface Surface {
-  surface_id: number;
-  name: string | null;
-  title: string;
-  workspace: number;
-  session: string;
-}
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
   const element = document.createElement(tag);
@@ -62,7 +47,7 @@ export class App {
   async start(): Promise<void> {
     const status = (await this.api.request('serve.status')) as { presentation: { reduce_motion: boolean } };
     this.clock.setReduceMotion(status.presentation.reduce_motion);
-    await this.api.subscribe({}, (frame) => this.onEvent(frame), () => this.lostServe());
+    await this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe());
     await this.refresh();
     document.body.dataset.ready = 'true';
   }
@@ -71,7 +56,7 @@ export class App {
   private lostServe(): void {
     document.body.dataset.serve = 'lost';
     setTimeout(() => {
-      this.api.subscribe({}, (frame) => this.onEvent(frame), () => this.lostServe()).then(
+      this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe()).then(
         () => {
           document.body.dataset.serve = 'up';
           void this.refresh();
@@ -81,32 +66,63 @@ export class App {
     }, 500);
   }
 
-  private onEvent(frame: Record<string, unknown>): void {
-    const surfaceId = frame.surface_id as number | undefined;
+  /** Every frame carries what changed, so the picture is kept from the stream; only a gap re-reads it. */
+  private onEvent(frame: EventFrame): void {
     switch (frame.type) {
       case 'status_changed':
-        if (surfaceId !== undefined) void this.refreshStatus(surfaceId);
+        void this.statusChanged(frame.surface_status);
         return;
       case 'declared_changed': {
-        const status = surfaceId !== undefined ? this.statuses.get(surfaceId) : undefined;
+        const status = this.statuses.get(frame.surface_id);
         if (status) {
-          status.declared = frame.declared as PaneStatus['declared'];
-          this.renderHeader(surfaceId!);
+          status.declared = frame.declared;
+          this.renderHeader(frame.surface_id);
           this.renderAgents();
         }
         return;
       }
       case 'notification':
-        this.notify(frame as { surface_id: number; title: string; body: string });
+        this.notify(frame);
         return;
       case 'surface_created':
+        this.surfaces.set(frame.surface_id, frame.surface);
+        void this.refreshStatus(frame.surface_id);
+        return;
+      case 'surface_updated':
+        this.surfaces.set(frame.surface_id, frame.surface);
+        this.renderHeader(frame.surface_id);
+        this.renderAgents();
+        return;
       case 'surface_closed':
+        this.surfaces.delete(frame.surface_id);
+        this.statuses.delete(frame.surface_id);
+        this.render();
+        return;
       case 'workspace_changed':
-      case 'focus_changed':
-      case 'session_changed':
+        this.workspaceChanged(frame);
+        this.render();
+        return;
+      case 'focus_changed': {
+        const workspace = this.workspaces[frame.workspace];
+        if (workspace) workspace.focus = frame.surface_id;
+        for (const id of this.panes.keys()) this.renderHeader(id);
+        return;
+      }
+      case 'dropped':
         void this.refresh();
         return;
     }
+  }
+
+  private workspaceChanged(frame: Extract<EventFrame, { type: 'workspace_changed' }>): void {
+    const { type: _type, at_ms: _at, closed, ...entry } = frame;
+    const at = this.workspaces.findIndex((w) => w.id === entry.id);
+    if (closed) {
+      if (at !== -1) this.workspaces.splice(at, 1);
+      this.workspaces.forEach((w, index) => (w.index = index));
+    } else if (at === -1) this.workspaces.push(entry);
+    else this.workspaces[at] = entry;
+    this.workspaces.sort((a, b) => a.index - b.index);
   }
 
   /** The pane is the focused one of the workspace on screen, in a focused window. */
@@ -116,8 +132,8 @@ export class App {
   }
 
   /** "Needs input", "Finished", "Error": shown unless that pane is already in front of you. */
-  private notify(notice: { surface_id: number; title: string; body: string }): void {
-    if (!this.inFront(notice.surface_id)) this.api.notify({ title: notice.title, body: notice.body, surface_id: notice.surface_id });
+  private notify(notice: { surface_id: number; title: string; body: string | null }): void {
+    if (!this.inFront(notice.surface_id)) this.api.notify({ title: notice.title, body: notice.body ?? '', surface_id: notice.surface_id });
   }
 
   /** Re-reads the model; calls that arrive while one runs make it run once more. */
@@ -143,9 +159,15 @@ export class App {
     return this.refreshing;
   }
 
+  /** A pane's status, read once: a new pane says nothing until it changes. */
   private async refreshStatus(surfaceId: number): Promise<void> {
     const status = (await this.api.request('surface.status', { surface_id: surfaceId }).catch(() => null)) as PaneStatus | null;
-    if (!status) return;
+    if (status) await this.statusChanged(status);
+    this.render();
+  }
+
+  private async statusChanged(status: PaneStatus): Promise<void> {
+    const surfaceId = status.surface_id;
     this.statuses.set(surfaceId, status);
     this.renderHeader(surfaceId);
     this.renderAgents();

@@ -1,26 +1,11 @@
 // What the sidebar and the pane headers show, from what serve pushes (REFERENCE.md §3.9). Pure:
 // the desktop never computes an agent's state, it only says what the agent declared.
-
-export interface Declared {
-  state: string;
-  kind: string | null;
-  title: string | null;
-  message: string | null;
-}
+import type { StatusObject } from '@paneflow/protocol/status';
+import type { DeclaredStatus } from '@paneflow/protocol/wire';
 
 /** The fields of a status object (§3.7) the desktop reads. */
-export interface PaneStatus {
-  surface_id: number;
-  surface_name: string | null;
-  tool: string | null;
-  runtime_id: string | null;
-  state: string;
-  status: 'busy' | 'idle' | 'attention' | 'errored';
-  reason: string;
-  declared: Declared | null;
-  unread: boolean;
-  message: string | null;
-}
+export type PaneStatus = Pick<StatusObject, 'surface_id' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message'>;
+type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
 export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'none';
 
@@ -64,5 +49,3 @@ export function headerStatus(declared: Declared | null): string | null {
   const detail = declared.message ?? declared.title;
   return detail ? `${head} · ${detail}` : head;
 }
-
-export type LayoutNode = { split: 'h' | 'v'; ratio: number; children: LayoutNode[] } | { surface_id: number };

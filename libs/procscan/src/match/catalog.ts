@@ -1,4 +1,5 @@
 import TOML from '@ltd/j-toml';
+import { HOOK_TOOLS, type HookTool } from '@paneflow/protocol/hooks';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
@@ -38,7 +39,8 @@ export const RuntimeDescriptor = Type.Object(
       {
         summary: Type.String({ minLength: 1 }),
         post_install_step: Type.Optional(Type.String()),
-        hook_adapter: Type.Union([Type.Literal('claude'), Type.Literal('codex'), Type.Literal('none')]),
+        /** The hook vocabulary is the protocol's; `none` for an agent Paneflow has no hooks for. */
+        hook_adapter: Type.Unsafe<HookTool | 'none'>(Type.Union([...HOOK_TOOLS.map((tool) => Type.Literal(tool)), Type.Literal('none')])),
         mcp_config: Type.Optional(Type.Union([Type.Literal('claude'), Type.Literal('codex'), Type.Literal('gemini'), Type.Literal('opencode')])),
         skills_dir: Type.Optional(Type.String()),
       },

@@ -8,6 +8,8 @@ export const ErrorCode = {
   Backpressure: -32000,
   Permission: -32001,
   HostUnavailable: -32010,
+  /** The target's state refuses the request now (`agent_busy`); an addition to REFERENCE.md §2.2. */
+  StateConflict: -32030,
   NotFound: -32020,
   OffsetEvicted: -32021,
   CheckpointTooLarge: -32022,
@@ -41,16 +43,5 @@ export class RpcError extends Error {
 
   toObject(): ErrorObject {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
-  }
-}
-
-/** The endpoint could not be reached at all: nothing listens, or it went away mid-request. */
-export class UnreachableError extends Error {
-  constructor(
-    readonly endpoint: string,
-    override readonly cause: Error,
-  ) {
-    super(`cannot reach ${endpoint}: ${cause.message}`);
-    this.name = 'UnreachableError';
   }
 }

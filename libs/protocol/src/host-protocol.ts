@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { CHECKPOINT_SCROLLBACK_MAX } from './limits';
 import { method } from './schema';
 import {
   DeclaredStatus,
@@ -22,6 +23,7 @@ export { HOST_PROTOCOL_VERSION } from './versions';
 const closed = { additionalProperties: false } as const;
 const Session = Type.Object({ session: Uuid }, closed);
 const Empty = Type.Object({}, closed);
+const InputOrigin = Type.Union([Type.Literal('user'), Type.Literal('automation')]);
 
 export const Launch = Type.Object({
   /** The program executed, and its arguments: `$SHELL -l`, `$SHELL -c <command>`, or an argv. */
@@ -52,9 +54,6 @@ export const HookMetadata = Type.Object({
   active_tool_name: nullable(Type.String()),
 });
 export type HookMetadata = Static<typeof HookMetadata>;
-
-/** Scrollback lines a checkpoint carries at most (the default is all of it up to this). */
-export const CHECKPOINT_SCROLLBACK_MAX = 10_000;
 
 export const Manifest = Type.Object({
   session: Uuid,
@@ -176,11 +175,22 @@ export const HostMethods = {
     Type.Object({ session: Uuid, offset: Type.Integer({ minimum: 0 }), follow: Type.Optional(Type.Boolean()) }, closed),
     Type.Object({ chunks: Type.Array(Type.Object({ offset: Type.Integer(), data: Type.String() })), end_offset: Type.Integer(), following: Type.Boolean() }),
   ),
-  /** `user` input (a real keyboard) also removes done and error records; automation never does. */
+  /**
+   * Writes to the session's PTY. `user` input (a real keyboard) also removes done and error
+   * records; automation never does. With `paste` the host, which owns the terminal's modes, wraps
+   * the text as a bracketed paste when the program enabled mode 2004 (`bracketed` says whether);
+   * a paste it cannot bracket that holds CR or LF is refused (-32602 `raw_newline`), since it
+   * would submit. `bracketed_paste_mode` is the program's mode as the terminal has parsed it.
+   */
   'session.input': method(
-    Type.Object({ session: Uuid, text: Type.String(), origin: Type.Union([Type.Literal('user'), Type.Literal('automation')]) }, closed),
-    Type.Object({ written: Type.Integer() }),
+    Type.Object({ session: Uuid, text: Type.String(), origin: InputOrigin, paste: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ written: Type.Integer(), bracketed: Type.Boolean(), bracketed_paste_mode: Type.Boolean() }),
   ),
+  /**
+   * One keystroke (`[ctrl-|alt-|shift-]*<name>`, REFERENCE.md §4.5), encoded by the host in the
+   * program's cursor-key mode. Keys that would submit are refused (-32602 `refused_keystroke`).
+   */
+  'session.key': method(Type.Object({ session: Uuid, keystroke: Type.String({ minLength: 1 }), origin: InputOrigin }, closed), Type.Object({ written: Type.Integer() })),
   'session.resize': method(
     Type.Object({ session: Uuid, cols: Type.Integer({ minimum: 2, maximum: 1000 }), rows: Type.Integer({ minimum: 1, maximum: 1000 }) }, closed),
     Empty,
@@ -202,8 +212,6 @@ export const HostMethods = {
     Type.Object({ session: Uuid, pattern: Type.String({ minLength: 1 }), max_matches: Type.Optional(Type.Integer()) }, closed),
     SearchResult,
   ),
-  /** The terminal modes that decide how input is encoded: bracketed paste (2004), cursor keys (DECCKM). */
-  'session.modes': method(Session, Type.Object({ bracketed_paste: Type.Boolean(), application_cursor_keys: Type.Boolean() })),
   /** Ends the process tree (TERM, then KILL) within the 5 s stop budget. */
   'session.stop': method(Session, Empty),
   /** Starts the recorded launch again as generation + 1 (only exited or lost sessions). */

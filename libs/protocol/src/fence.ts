@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+/** The crypto of Node 20 and of every browser, typed here so pure code needs no Node types. */
+declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T };
 
 export type FenceSource = 'surface.read' | 'surface.search' | 'surface.list';
 
@@ -19,7 +20,7 @@ const CLOSING = '</untrusted_terminal_output';
  * breaks, and any closing tag inside the text broken with a zero-width space.
  */
 export function fence(text: string, attributes: FenceAttributes): string {
-  const id = randomBytes(8).toString('hex');
+  const id = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join('');
   const clean = (value: string | number | boolean) => String(value).replace(/["<>\r\n]/g, '');
   const attrs: Array<[string, string | number | boolean | undefined]> = [
     ['source', attributes.source],

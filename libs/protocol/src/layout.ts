@@ -1,6 +1,33 @@
-/** The split tree of a workspace (REFERENCE.md §2.3 `workspace.restore_layout`), binary. */
+import Type from 'typebox';
+import { SurfaceId } from './wire';
+
+/**
+ * Workspace layouts (REFERENCE.md §2.3, §5.1): the named presets a spec or `workspace.create`
+ * asks for, and the binary split tree serve keeps and every face draws. `h` puts the children
+ * side by side, `v` stacks them; `ratio` is the first child's share.
+ */
+export const LAYOUT_NAMES = ['even_h', 'even_v', 'main_vertical', 'tiled'] as const;
+export type LayoutName = (typeof LAYOUT_NAMES)[number];
+export const LayoutNameSchema = Type.Unsafe<LayoutName>(Type.Union(LAYOUT_NAMES.map((name) => Type.Literal(name))));
+
 export type LayoutNode = { split: 'h' | 'v'; ratio: number; children: LayoutNode[] } | { surface_id: number };
-export type LayoutName = 'even_h' | 'even_v' | 'main_vertical' | 'tiled';
+
+export const LayoutTree = Type.Cyclic(
+  {
+    Node: Type.Union([
+      Type.Object(
+        {
+          split: Type.Union([Type.Literal('h'), Type.Literal('v')]),
+          ratio: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }),
+          children: Type.Array(Type.Ref('Node'), { minItems: 2 }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object({ surface_id: SurfaceId }, { additionalProperties: false }),
+    ]),
+  },
+  'Node',
+);
 
 const leaf = (surfaceId: number): LayoutNode => ({ surface_id: surfaceId });
 

@@ -2,6 +2,10 @@ import Type, { type Static, type TSchema } from 'typebox';
 
 /** Shapes shared by the host and the public protocol. */
 
+export const Scope = Type.Union([Type.Literal('workspace'), Type.Literal('all')]);
+/** Where a caller's names resolve: its own workspace (the default), or every one. */
+export type Scope = Static<typeof Scope>;
+
 export const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' });
 export const SurfaceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const TimeMs = Type.Integer({ minimum: 0 });
@@ -15,6 +19,8 @@ export const DeclaredState = Type.Union([
   Type.Literal('error'),
 ]);
 export const BlockedKind = Type.Union([Type.Literal('permission'), Type.Literal('question'), Type.Literal('auth')]);
+export type DeclaredState = Static<typeof DeclaredState>;
+export type BlockedKind = Static<typeof BlockedKind>;
 
 /** One OSC 7501 record in its canonical JSON shape (OSC7501.md §12). */
 export const WireRecord = Type.Object(
@@ -30,6 +36,7 @@ export const WireRecord = Type.Object(
   },
   { additionalProperties: false },
 );
+export type WireRecord = Static<typeof WireRecord>;
 
 /** The current record as the status model consumes it (REFERENCE.md §3.1): `msg` is `message`. */
 export const DeclaredStatus = Type.Object(
@@ -44,6 +51,7 @@ export const DeclaredStatus = Type.Object(
   },
   { additionalProperties: false },
 );
+export type DeclaredStatus = Static<typeof DeclaredStatus>;
 
 export const Lifecycle = Type.Union([
   Type.Literal('starting'),
@@ -52,6 +60,7 @@ export const Lifecycle = Type.Union([
   Type.Literal('failed'),
   Type.Literal('lost'),
 ]);
+export type Lifecycle = Static<typeof Lifecycle>;
 
 export const Env = Type.Record(Type.String(), Type.String());
 
@@ -83,9 +92,3 @@ export const SearchResult = Type.Object({
   matches: Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), text: Type.String() })),
   truncated: Type.Boolean(),
 });
-
-/** Read window limits (REFERENCE.md §2.3). */
-export const READ_LINES_DEFAULT = 200;
-export const READ_LINES_MAX = 4000;
-export const SEARCH_MATCHES_DEFAULT = 50;
-export const SEARCH_MATCHES_MAX = 1000;

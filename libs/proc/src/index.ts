@@ -1,3 +1,5 @@
+// Process identity on Linux (REFERENCE.md §1.2, §6.3.2): a process is (pid, kernel start time),
+// never a pid alone. Read by the host, serve, procscan, the instance's locks and the hook.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
 const buffer = Buffer.alloc(64 * 1024);
@@ -36,6 +38,8 @@ export function readProcFile(path: string): string | null {
 
 /** The fields of /proc/<pid>/stat that Paneflow uses. */
 export interface ProcStat {
+  /** The command name the kernel keeps (at most 15 bytes): `bash`, `node`. */
+  comm: string;
   /** R, S, D, … ; Z and X mean the process has exited (a zombie waits only to be reaped). */
   state: string;
   ppid: number;
@@ -51,8 +55,9 @@ export function readProcStat(pid: number): ProcStat | null {
   const text = readProcFile(`/proc/${pid}/stat`);
   if (text === null) return null;
   // The command name (field 2) is in parentheses and may itself hold spaces or parentheses.
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]), startTime: Number(f[19]) };
+  const close = text.lastIndexOf(')');
+  const f = text.slice(close + 2).split(' ');
+  return { comm: text.slice(text.indexOf('(') + 1, close), state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]), startTime: Number(f[19]) };
 }
 
 export function hasExited(stat: ProcStat | null): boolean {

@@ -1,3 +1,14 @@
+// How input reaches a program (REFERENCE.md §4.4, §4.5): the host owns the terminal, so it knows
+// the modes that decide the bytes (bracketed paste, cursor keys) at the moment it writes them.
+
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
+
+/** Text as one bracketed paste; markers inside it are removed so that it cannot end the paste early. */
+export function bracketedPaste(text: string): string {
+  return PASTE_START + text.replaceAll(PASTE_START, '').replaceAll(PASTE_END, '') + PASTE_END;
+}
+
 /**
  * `[ctrl-|alt-|shift-]*<name>` to the bytes a terminal sends (REFERENCE.md §4.5). Cursor keys follow
  * the program's cursor-key mode. Keys that would submit (enter, return, ctrl-m, ctrl-j, anything

@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, RpcConnection } from './client';
+import type { HostMethods } from '@paneflow/protocol/host-protocol';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
+import { call, RpcConnection, UnreachableError } from '@paneflow/rpc/client';
 import { prepareRuntimeDir, type Endpoints } from './endpoints';
-import { UnreachableError } from './errors';
-import type { HostMethods } from './host-protocol';
 import { LockFile } from './lock';
 import { programCommand } from './programs';
-import { HOST_PROTOCOL_VERSION } from './versions';
-import type { PublicMethods } from './public-protocol';
 
 export const STARTUP_DEADLINE_MS = 10_000;
 

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { isSameProcess, processStartTime } from './proc';
+import { isSameProcess, processStartTime } from '@paneflow/proc';
 
 export interface LockHolder {
   pid: number;

@@ -1,0 +1,146 @@
+import { isSameProcess } from '@paneflow/proc';
+import { stopTree } from '@paneflow/procscan';
+import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
+import { StreamReply, type Handlers } from '@paneflow/rpc';
+import { Follower } from './follower';
+import type { Host } from './host';
+import { followOutput } from './output';
+
+const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
+
+/** The host's methods (REFERENCE.md §1.2), over the host's sessions. */
+export function hostMethods(host: Host): Handlers<HostMethods> {
+  const { sessions, manifests } = host;
+  return {
+    'host.hello': ({ protocol }) => {
+      if (protocol !== HOST_PROTOCOL_VERSION) {
+        throw new RpcError(ErrorCode.ProtocolMismatch, `host protocol ${HOST_PROTOCOL_VERSION}, client ${protocol}`, { reason: 'protocol_mismatch', host: HOST_PROTOCOL_VERSION });
+      }
+      return host.hello();
+    },
+    'host.status': () => {
+      const counts = { live: 0, exited: 0, failed: 0, lost: 0 };
+      for (const m of host.allManifests()) counts[m.lifecycle === 'starting' ? 'live' : m.lifecycle]++;
+      const scans = [...sessions.values()].reduce((sum, s) => sum + s.scans, 0);
+      return { ...host.hello(), pid: process.pid, sessions: counts, counters: { ...host.counters, manifests_written: manifests.written, scans, followers: host.followers.size } };
+    },
+    'host.shutdown': async ({ force }) => {
+      const live = [...sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.id);
+      if (live.length > 0 && !force) throw new RpcError(ErrorCode.SessionLive, `${live.length} session(s) live`, { reason: 'sessions_live', live });
+      host.shuttingDown = true;
+      await Promise.all(live.map((id) => sessions.get(id)!.stop()));
+      setImmediate(() => void host.shutdown());
+      return {};
+    },
+    'session.create': (params) => {
+      if (host.shuttingDown) throw new RpcError(ErrorCode.HostUnavailable, 'the host is shutting down');
+      const session = host.create(params);
+      return { session: session.id, generation: session.generation, pid: session.pid ?? 0 };
+    },
+    'session.ensure': (params) => {
+      const existing = sessions.get(params.session);
+      if (existing && existing.lifecycle === 'live') return { session: existing.id, generation: existing.generation, pid: existing.pid ?? 0, created: false };
+      if (existing || manifests.inherited.has(params.session)) {
+        throw new RpcError(ErrorCode.SessionLive, `session ${params.session} exists and is not live; restart it`, { reason: 'session_not_live' });
+      }
+      const session = host.create(params);
+      return { session: session.id, generation: session.generation, pid: session.pid ?? 0, created: true };
+    },
+    'session.list': () => ({ sessions: host.allManifests() }),
+    'session.inspect': ({ session }) => {
+      const manifest = sessions.get(session)?.manifest() ?? manifests.inherited.get(session);
+      if (!manifest) throw notFound(session);
+      return { ...manifest, frame_seq: host.sentFrames };
+    },
+    'session.attach': async ({ session, scrollback }) => {
+      const found = host.find(session);
+      const checkpoint = await found.terminal.checkpoint(scrollback ?? CHECKPOINT_SCROLLBACK_MAX);
+      return { ...checkpoint, instance: host.instance, generation: found.generation };
+    },
+    'session.output': ({ session, offset, follow }, { connection }) => {
+      const found = host.find(session);
+      if (offset > found.output.end) {
+        throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (${found.output.end})`, { reason: 'offset_ahead', field: 'offset' });
+      }
+      if (found.output.read(offset, 0) === null) throw new RpcError(ErrorCode.OffsetEvicted, `output before ${offset} is no longer kept`, { reason: 'offset_evicted' });
+      if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset));
+      const chunks: Array<{ offset: number; data: string }> = [];
+      for (let at = offset; at < found.output.end; ) {
+        const data = found.output.read(at)!;
+        chunks.push({ offset: at, data: data.toString('base64') });
+        at += data.length;
+      }
+      return { chunks, end_offset: found.output.end, following: false };
+    },
+    'session.input': ({ session, text, origin, paste }) => host.find(session).input(text, origin, paste),
+    'session.key': ({ session, keystroke, origin }) => host.find(session).key(keystroke, origin),
+    'session.resize': ({ session, cols, rows }) => {
+      host.find(session).resize(cols, rows);
+      return {};
+    },
+    'session.read': ({ session, lines, offset }) => host.find(session).read(lines, offset),
+    'session.search': ({ session, pattern, max_matches }) => host.find(session).terminal.search(pattern, max_matches),
+    'session.stop': async ({ session }) => {
+      const inherited = manifests.inherited.get(session);
+      if (inherited) {
+        // Only a process proven to be the recorded one, by its start time, is ever signalled.
+        if (inherited.process && isSameProcess(inherited.process.pid, inherited.process.started_at)) await stopTree(inherited.process.pid);
+        return {};
+      }
+      await host.find(session).stop();
+      return {};
+    },
+    'session.restart': ({ session }) => {
+      const old = sessions.get(session);
+      const manifest = old?.manifest() ?? manifests.inherited.get(session);
+      if (!manifest) throw notFound(session);
+      if (manifest.lifecycle !== 'exited' && manifest.lifecycle !== 'lost' && manifest.lifecycle !== 'failed') {
+        throw new RpcError(ErrorCode.SessionLive, `session ${session} is ${manifest.lifecycle}`, { reason: 'session_live' });
+      }
+      old?.dispose();
+      sessions.delete(session);
+      manifests.inherited.delete(session);
+      const { launch } = manifest;
+      const restarted = host.create(
+        {
+          workspace_id: manifest.workspace_id,
+          surface_id: manifest.surface_id,
+          name: manifest.name,
+          cwd: manifest.cwd,
+          argv: [launch.shell, ...launch.args],
+          env: launch.env,
+          env_remove: launch.env_remove,
+          cols: launch.cols,
+          rows: launch.rows,
+        },
+        manifest.generation + 1,
+        session,
+      );
+      return { session, generation: restarted.generation, pid: restarted.pid ?? 0 };
+    },
+    'session.remove': ({ session }) => {
+      const live = sessions.get(session);
+      if (live && (live.lifecycle === 'live' || live.lifecycle === 'starting')) {
+        throw new RpcError(ErrorCode.SessionLive, `session ${session} is live; stop it first`, { reason: 'session_live', live: [session] });
+      }
+      if (!live && !manifests.inherited.has(session)) throw notFound(session);
+      host.remove(session);
+      return {};
+    },
+    'agent.event': ({ session, generation, hook }) => {
+      const found = host.find(session);
+      if (found.generation !== generation) return { stored: false, hook_revision: found.hook?.revision ?? 0 };
+      found.hook = hook;
+      manifests.schedule(found, false);
+      return { stored: true, hook_revision: hook.revision };
+    },
+    'agent.snapshot': ({ session }) => ({ sessions: session ? [host.find(session).state()] : [...sessions.values()].map((s) => s.state()) }),
+    'agent.follow': (_params, { connection }) =>
+      new StreamReply({ following: true as const }, () => {
+        const follower = new Follower(connection, { snapshot: () => host.snapshotFrame(), statusFrame: (id) => host.statusFrame(id) });
+        host.followers.add(follower);
+        connection.onClose(() => host.followers.delete(follower));
+        follower.push(host.snapshotFrame());
+      }),
+  };
+}

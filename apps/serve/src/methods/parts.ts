@@ -1,0 +1,24 @@
+import type { PublicMethods } from '@paneflow/protocol';
+import type { Handlers } from '@paneflow/rpc';
+import type { ServeContext } from '../context';
+import type { HookIntake } from '../hooks';
+import type { Panes } from '../panes';
+import type { Readiness } from '../prompts';
+import type { Sending } from '../sending';
+import type { Reduction } from '../status';
+import type { Workspaces } from '../workspaces';
+
+/** The parts of serve that its methods use, wired together by serve.ts. */
+export interface Parts {
+  ctx: ServeContext;
+  reduction: Reduction;
+  readiness: Readiness;
+  workspaces: Workspaces;
+  panes: Panes;
+  sending: Sending;
+  hooks: HookIntake;
+  shutdown(drainMs: number): void;
+}
+
+/** One family of methods. */
+export type MethodFamily = (parts: Parts) => Handlers<PublicMethods>;

@@ -1,0 +1,36 @@
+import { HOOK_METHODS, type PublicMethods } from '@paneflow/protocol';
+import { StreamReply, type Handlers } from '@paneflow/rpc';
+import type { HookIntake } from '../hooks';
+import type { MethodFamily } from './parts';
+
+function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
+  const handlers: Handlers<PublicMethods> = {};
+  for (const method of HOOK_METHODS) handlers[method] = (params) => hooks.accept(method, params);
+  return handlers;
+}
+
+/** `fleet.list`, `session.*`, `events.subscribe` and the hooks' `ai.*`. */
+export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks }) => ({
+  'fleet.list': () => ({
+    agents: ctx.model
+      .orderedPanes()
+      .filter((p) => ctx.views.get(p.session)?.agent)
+      .map((p) => reduction.statusOf(ctx.views.get(p.session)!, p)),
+  }),
+  'session.list': () => ({
+    sessions: ctx.model
+      .orderedPanes()
+      .filter((p) => ctx.views.has(p.session))
+      .map((p) => reduction.row(ctx.views.get(p.session)!, p)),
+  }),
+  'session.ack': ({ sessions }) => {
+    const acked = sessions.filter((s) => ctx.views.has(s));
+    for (const session of acked) reduction.ack(ctx.views.get(session)!);
+    return { acked };
+  },
+  'events.subscribe': ({ surfaces, types }, { connection }) =>
+    new StreamReply({ type: 'subscribed' as const, surfaces: surfaces ?? null, types: types ?? null }, () => {
+      ctx.events.subscribe(connection, surfaces ?? null, types ?? null);
+    }),
+  ...hookMethods(hooks),
+});

@@ -1,0 +1,103 @@
+import { resolveAgent } from '@paneflow/procscan';
+import { leaves, presetLayout, type LayoutNode } from '@paneflow/protocol';
+import { existsSync } from 'node:fs';
+import { disabled, invalid, notFound } from '../errors';
+import type { PaneRecord } from '../model';
+import type { MethodFamily } from './parts';
+
+/** `workspace.*`: workspaces, their panes and their layouts. */
+export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
+  'workspace.list': () => ({ workspaces: ctx.model.workspaces.map((w) => workspaces.entry(w)) }),
+  'workspace.current': () => {
+    const workspace = ctx.activeWorkspace();
+    if (!workspace) throw notFound('workspace');
+    return workspaces.ref(workspace);
+  },
+  'workspace.create': async ({ name, cwd, layout }) => {
+    const dir = cwd ?? process.env.HOME ?? '/';
+    workspaces.checkCwd(dir);
+    const workspace = workspaces.create(name ?? `Workspace ${ctx.model.workspaces.length + 1}`);
+    try {
+      const pane = await panes.create(workspace, { cwd: dir });
+      workspace.layout = presetLayout(layout ?? 'even_h', [pane.surface_id]);
+      workspace.focus = pane.surface_id;
+      workspaces.show(workspace);
+      return { ...workspaces.ref(workspace), surface_id: pane.surface_id };
+    } catch (error) {
+      workspaces.discard(workspace);
+      throw error;
+    }
+  },
+  'workspace.select': ({ index }) => {
+    const workspace = ctx.model.workspaces[index];
+    if (!workspace) throw invalid(`no workspace at index ${index}; there are ${ctx.model.workspaces.length}`, 'index_out_of_range', 'index');
+    workspaces.select(index);
+    return { index, id: workspace.id };
+  },
+  'workspace.close': async ({ index }) => {
+    const at = index ?? ctx.model.active;
+    const workspace = ctx.model.workspaces[at];
+    if (!workspace) throw invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index');
+    await panes.close(ctx.model.workspacePanes(workspace.id));
+    workspaces.remove(workspace);
+    return { closed: at };
+  },
+  'workspace.up': async ({ name, layout, panes: specs }) => {
+    if (!ctx.capabilities.orchestration && !ctx.capabilities.scripting) throw disabled('workspace.up', 'PANEFLOW_IPC_ORCHESTRATION');
+    const problems: string[] = [];
+    const names = new Set<string>();
+    specs.forEach((p, i) => {
+      if (p.command && p.agent) problems.push(`pane ${i + 1}: agent and command are exclusive`);
+      if (p.agent && !resolveAgent(ctx.catalog, p.agent)) problems.push(`pane ${i + 1}: unknown agent '${p.agent}'`);
+      if (p.prompt !== undefined && !p.agent) problems.push(`pane ${i + 1}: prompt requires agent`);
+      if (!existsSync(p.cwd)) problems.push(`pane ${i + 1}: cwd ${p.cwd} does not exist`);
+      if (p.name) {
+        if (names.has(p.name.toLowerCase())) problems.push(`pane ${i + 1}: the name '${p.name}' is used twice`);
+        names.add(p.name.toLowerCase());
+        try {
+          workspaces.checkName(p.name);
+        } catch (error) {
+          problems.push(`pane ${i + 1}: ${(error as Error).message}`);
+        }
+      }
+    });
+    if (specs.filter((p) => p.focus).length > 1) problems.push('at most one pane may have focus');
+    if (problems.length > 0) throw invalid(problems.join('; '), 'invalid_spec');
+    const workspace = workspaces.create(name);
+    const created: PaneRecord[] = [];
+    try {
+      for (const p of specs) {
+        created.push(await panes.create(workspace, { cwd: p.cwd, command: p.command, agent: p.agent, env: p.env, name: p.name ?? null, prompt: p.prompt, managed_worktree: p.managed_worktree ?? null }));
+      }
+    } catch (error) {
+      await Promise.all(created.map((p) => panes.stopAndRemove(p.session)));
+      for (const p of created) workspaces.closePane(p, true);
+      workspaces.discard(workspace);
+      throw error;
+    }
+    workspace.layout = presetLayout(layout, created.map((p) => p.surface_id));
+    workspace.focus = created[Math.max(0, specs.findIndex((p) => p.focus))].surface_id;
+    workspaces.show(workspace);
+    return {
+      workspace: workspaces.ref(workspace),
+      surfaces: created.map((p) => ({ name: p.name, surface_id: p.surface_id, session: p.session })),
+    };
+  },
+  'workspace.restore_layout': ({ layout }) => {
+    const ids = leaves(layout as LayoutNode);
+    const first = ctx.model.pane(ids[0]);
+    if (!first) throw invalid(`surface ${ids[0]} does not exist`, 'layout_mismatch', 'layout');
+    const workspace = ctx.workspaceOf(first);
+    const expected = ctx.model
+      .workspacePanes(workspace.id)
+      .map((p) => p.surface_id)
+      .sort((a, b) => a - b);
+    if (JSON.stringify([...ids].sort((a, b) => a - b)) !== JSON.stringify(expected)) {
+      throw invalid(`the layout must hold exactly the panes of workspace ${ctx.model.workspaceIndex(workspace.id)}: ${expected.join(', ')}`, 'layout_mismatch', 'layout');
+    }
+    workspace.layout = layout as LayoutNode;
+    ctx.model.changed();
+    workspaces.changed(workspace);
+    return {};
+  },
+});

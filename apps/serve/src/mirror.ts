@@ -1,0 +1,219 @@
+import { leaves, splitPane, SURFACE_CHANGED_MS, type HostFrame, type Manifest } from '@paneflow/protocol';
+import type { ServeContext } from './context';
+import type { Readiness } from './prompts';
+import type { Reduction } from './status';
+import { agentFrom, applyState, viewFromManifest, type View } from './views';
+import type { Workspaces } from './workspaces';
+
+type SessionFrame = Extract<HostFrame, { session: string }>;
+
+/**
+ * Serve's picture of the host's sessions, kept from `agent.follow`: one view per session, each
+ * frame applied as it comes and reduced at once. On every (re)connection the host's full session
+ * list is the truth about what exists; sessions without a pane are adopted into one.
+ */
+export class SessionMirror {
+  /** Sessions this serve is creating: their frames wait for the view, no adoption. */
+  private readonly creating = new Set<string>();
+  private readonly heldFrames = new Map<string, SessionFrame[]>();
+  private readonly surfaceTimers = new Map<number, NodeJS.Timeout>();
+  private readonly surfaceSentAt = new Map<number, number>();
+
+  constructor(
+    private readonly ctx: ServeContext,
+    private readonly reduction: Reduction,
+    private readonly readiness: Readiness,
+    private readonly workspaces: Workspaces,
+  ) {}
+
+  /** A (re)connection to the host: its full list of sessions is the truth about what exists. */
+  rebuild(manifests: Manifest[]): void {
+    const { model, views } = this.ctx;
+    const present = new Set(manifests.map((m) => m.session));
+    for (const manifest of manifests) {
+      const existing = views.get(manifest.session);
+      const view = viewFromManifest(manifest, model.entries.get(manifest.session));
+      if (existing) {
+        view.entry = existing.entry;
+        view.hook = existing.hook;
+        view.agent = existing.agent ?? view.agent;
+        view.attentionSinceMs = existing.attentionSinceMs;
+        if (existing.clockTimer) clearTimeout(existing.clockTimer);
+      }
+      views.set(manifest.session, view);
+      this.adopt(view, manifest);
+      this.reduction.reduce(view);
+      // A prompt that was still to be written when serve stopped is written now.
+      const pending = model.paneBySession(view.session)?.pending_prompt;
+      if (pending && view.lifecycle === 'live') this.readiness.prefill(view.session, pending);
+    }
+    for (const session of views.keys()) if (!present.has(session)) this.forget(session);
+    for (const pane of [...model.allPanes()]) if (!present.has(pane.session)) this.workspaces.closePane(pane, false);
+    model.changed();
+  }
+
+  /** A host session without a pane (the model was lost, or someone else created it) gets one. */
+  private adopt(view: View, manifest: Manifest) {
+    const { model } = this.ctx;
+    if (model.paneBySession(view.session)) return;
+    let workspace = model.workspaces.find((w) => w.id === manifest.workspace_id);
+    if (!workspace) {
+      workspace = { id: manifest.workspace_id, name: 'Workspace', layout: null, focus: null };
+      model.workspaces.push(workspace);
+    }
+    const surfaceId = model.pane(manifest.surface_id) ? model.nextSurfaceId++ : manifest.surface_id;
+    model.nextSurfaceId = Math.max(model.nextSurfaceId, surfaceId + 1);
+    model.addPane({
+      surface_id: surfaceId,
+      session: view.session,
+      workspace_id: workspace.id,
+      name: manifest.name,
+      cwd: manifest.cwd,
+      command: manifest.launch.args[0] === '-c' ? (manifest.launch.args[1] ?? null) : null,
+      agent: null,
+      pending_prompt: null,
+      managed_worktree: null,
+    });
+    workspace.layout = splitPane(workspace.layout, leaves(workspace.layout).at(-1) ?? null, surfaceId, 'h');
+  }
+
+  /** Frames for `session` wait until its view exists: this serve is creating it. */
+  expect(session: string): void {
+    this.creating.add(session);
+  }
+
+  expected(session: string): void {
+    this.creating.delete(session);
+    this.heldFrames.delete(session);
+  }
+
+  /**
+   * A new view from a manifest, then the frames that came for it meanwhile — only those newer
+   * than the manifest (`frame_seq`): every frame is absolute state, and an older one would undo it.
+   */
+  addView(view: View, frameSeq: number): void {
+    this.ctx.views.set(view.session, view);
+    this.reduction.reduce(view);
+    const held = this.heldFrames.get(view.session) ?? [];
+    this.heldFrames.delete(view.session);
+    for (const frame of held) if (frame.seq > frameSeq) this.onHostFrame(frame);
+  }
+
+  forget(session: string): void {
+    const view = this.ctx.views.get(session);
+    if (view?.clockTimer) clearTimeout(view.clockTimer);
+    this.ctx.views.delete(session);
+    this.ctx.model.entries.delete(session);
+  }
+
+  onHostFrame(frame: HostFrame): void {
+    if (frame.type === 'snapshot') {
+      for (const state of frame.sessions) {
+        const view = this.ctx.views.get(state.session);
+        if (!view) continue;
+        applyState(view, state, Date.now());
+        this.reduction.reduce(view);
+      }
+      return;
+    }
+    if (frame.type === 'removed') {
+      this.forget(frame.session);
+      const pane = this.ctx.model.paneBySession(frame.session);
+      if (pane) this.workspaces.closePane(pane, true);
+      return;
+    }
+    const view = this.ctx.views.get(frame.session);
+    if (!view) this.hold(frame);
+    else this.apply(view, frame);
+  }
+
+  private apply(view: View, frame: Exclude<SessionFrame, { type: 'removed' }>) {
+    const now = Date.now();
+    const pane = this.ctx.model.paneBySession(view.session);
+    switch (frame.type) {
+      case 'lifecycle': {
+        const before = view.lifecycle;
+        view.lifecycle = frame.lifecycle;
+        view.exitCode = frame.exit_code;
+        view.generation = frame.generation;
+        this.reduction.reduce(view);
+        if (before !== view.lifecycle) this.reduction.publishSessionChanged(view);
+        return;
+      }
+      case 'status': {
+        const recordChanged = JSON.stringify(view.declared) !== JSON.stringify(frame.declared_status);
+        view.declared = frame.declared_status;
+        view.lastSignalAtMs = frame.last_status_signal_at_ms;
+        view.capableAtMs = frame.program_status_capable_at_ms;
+        view.lastActivityMs = now;
+        this.reduction.reduce(view);
+        if (recordChanged && pane) this.ctx.publish({ type: 'declared_changed', surface_id: pane.surface_id, session: view.session, declared: view.declared });
+        this.readiness.changed(view);
+        return;
+      }
+      case 'observation': {
+        const moved = view.foregroundCmd !== frame.foreground_cmd || view.foregroundCwd !== frame.foreground_cwd;
+        view.observation = frame.observation;
+        view.lastRuntimeId = frame.last_runtime_id;
+        view.foregroundCmd = frame.foreground_cmd;
+        view.foregroundCwd = frame.foreground_cwd;
+        // An exited session keeps the agent that was in front when it exited.
+        if (view.lifecycle === 'live' || frame.observation) view.agent = agentFrom(frame.observation, view.agent, now);
+        this.reduction.reduce(view);
+        this.reduction.publishSessionChanged(view);
+        if (moved && pane) this.workspaces.surfaceUpdated(pane);
+        this.readiness.changed(view);
+        return;
+      }
+      case 'output':
+        view.outputGeneration = frame.output_generation;
+        view.lastActivityMs = now;
+        this.surfaceChanged(view);
+        this.readiness.changed(view);
+        return;
+      case 'title':
+        view.title = frame.title;
+        if (pane) this.workspaces.surfaceUpdated(pane);
+        return;
+    }
+  }
+
+  /**
+   * A frame for a session serve has no view of yet — one it is creating, or one another client
+   * created — waits, in order, until the view exists; nothing the host says is lost.
+   */
+  private hold(frame: SessionFrame) {
+    const held = this.heldFrames.get(frame.session);
+    if (held) {
+      held.push(frame);
+      return;
+    }
+    this.heldFrames.set(frame.session, [frame]);
+    if (this.creating.has(frame.session)) return;
+    void this.ctx.host
+      .request('session.inspect', { session: frame.session })
+      .then((manifest) => {
+        if (this.ctx.views.has(manifest.session) || this.creating.has(manifest.session)) return;
+        const view = viewFromManifest(manifest, undefined);
+        this.adopt(view, manifest);
+        this.addView(view, manifest.frame_seq);
+        this.ctx.model.changed();
+      })
+      .catch(() => this.heldFrames.delete(frame.session));
+  }
+
+  /** Output frames go out at most once per pane per 50 ms, always with the latest generation. */
+  private surfaceChanged(view: View) {
+    const pane = this.ctx.model.paneBySession(view.session);
+    if (!pane || this.surfaceTimers.has(pane.surface_id)) return;
+    const wait = Math.max(0, (this.surfaceSentAt.get(pane.surface_id) ?? 0) + SURFACE_CHANGED_MS - Date.now());
+    const send = () => {
+      this.surfaceTimers.delete(pane.surface_id);
+      this.surfaceSentAt.set(pane.surface_id, Date.now());
+      const current = this.ctx.views.get(view.session);
+      if (current) this.ctx.publish({ type: 'surface_changed', surface_id: pane.surface_id, session: view.session, output_generation: current.outputGeneration });
+    };
+    if (wait === 0) send();
+    else this.surfaceTimers.set(pane.surface_id, setTimeout(send, wait));
+  }
+}

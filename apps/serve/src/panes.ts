@@ -1,0 +1,107 @@
+import { resolveAgent } from '@paneflow/procscan';
+import type { ManagedWorktree } from '@paneflow/protocol';
+import { randomUUID } from 'node:crypto';
+import type { ServeContext } from './context';
+import { invalid } from './errors';
+import type { SessionMirror } from './mirror';
+import type { PaneRecord, WorkspaceRecord } from './model';
+import type { Readiness } from './prompts';
+import { viewFromManifest } from './views';
+import type { Workspaces } from './workspaces';
+import { teardownWorktree } from './worktrees';
+
+const DEFAULT_COLS = 80;
+const DEFAULT_ROWS = 24;
+
+export interface PaneSpec {
+  cwd: string;
+  command?: string;
+  agent?: string;
+  env?: Record<string, string>;
+  name?: string | null;
+  prompt?: string;
+  managed_worktree?: ManagedWorktree | null;
+}
+
+/** Making and ending panes: a session in the host and a record in the model, together. */
+export class Panes {
+  constructor(
+    private readonly ctx: ServeContext,
+    private readonly mirror: SessionMirror,
+    private readonly readiness: Readiness,
+    private readonly workspaces: Workspaces,
+  ) {}
+
+  async create(workspace: WorkspaceRecord, spec: PaneSpec): Promise<PaneRecord> {
+    const { ctx } = this;
+    const runtime = spec.agent ? resolveAgent(ctx.catalog, spec.agent) : null;
+    if (spec.agent && !runtime) throw invalid(`unknown agent '${spec.agent}'`, 'unknown_agent', 'agent');
+    const surfaceId = ctx.model.nextSurfaceId++;
+    const command = spec.command ?? runtime?.tool;
+    // The id is chosen here so that the host's first frames for it, which may come before the
+    // answer to session.create, wait for its view instead of being taken for a stranger's.
+    const session = randomUUID();
+    this.mirror.expect(session);
+    try {
+      await ctx.host.request('session.create', {
+        session,
+        workspace_id: workspace.id,
+        surface_id: surfaceId,
+        name: spec.name ?? null,
+        cwd: spec.cwd,
+        ...(command ? { command } : {}),
+        env: { ...ctx.config.current.terminal_env, ...spec.env },
+        ...(runtime && runtime.environment.strip_inherited.length > 0 ? { env_remove: runtime.environment.strip_inherited } : {}),
+        cols: DEFAULT_COLS,
+        rows: DEFAULT_ROWS,
+      });
+      const pane: PaneRecord = {
+        surface_id: surfaceId,
+        session,
+        workspace_id: workspace.id,
+        name: spec.name ?? null,
+        cwd: spec.cwd,
+        command: command ?? null,
+        agent: runtime?.slug ?? null,
+        pending_prompt: spec.prompt ?? null,
+        managed_worktree: spec.managed_worktree ?? null,
+      };
+      ctx.model.addPane(pane);
+      const manifest = await ctx.host.request('session.inspect', { session });
+      this.mirror.addView(viewFromManifest(manifest, undefined), manifest.frame_seq);
+      if (spec.prompt) this.readiness.prefill(session, spec.prompt);
+      ctx.model.changed();
+      ctx.publish({ type: 'surface_created', surface_id: surfaceId, session, workspace: ctx.model.workspaceIndex(workspace.id), surface: this.workspaces.surfaceEntry(pane) });
+      return pane;
+    } finally {
+      this.mirror.expected(session);
+    }
+  }
+
+  /** Stops a pane's session and forgets it in the host; a session already gone is fine. */
+  async stopAndRemove(session: string): Promise<void> {
+    await this.ctx.host.request('session.stop', { session }, 15_000).catch(() => undefined);
+    await this.ctx.host.request('session.remove', { session }).catch(() => undefined);
+  }
+
+  /** Ends panes: their sessions stopped and removed, then their managed worktrees torn down (§5.4). */
+  async close(panes: PaneRecord[]): Promise<void> {
+    await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
+    for (const pane of panes) {
+      this.mirror.forget(pane.session);
+      this.workspaces.closePane(pane, true);
+    }
+    for (const pane of panes) {
+      const worktree = pane.managed_worktree;
+      if (worktree) this.ctx.log(`worktree ${worktree.path}: ${teardownWorktree(worktree, this.worktreeInUse(worktree.path))}`);
+    }
+  }
+
+  private worktreeInUse(path: string): boolean {
+    return [...this.ctx.model.allPanes()].some((p) => {
+      const view = this.ctx.views.get(p.session);
+      const cwd = view?.foregroundCwd ?? p.cwd;
+      return view?.lifecycle === 'live' && (cwd === path || cwd.startsWith(path + '/'));
+    });
+  }
+}

@@ -1,0 +1,184 @@
+import { isSameProcess } from '@paneflow/proc';
+import type { EventFrameOf, SessionRow, StatusObject } from '@paneflow/protocol';
+import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflow/reducer';
+import type { ServeContext } from './context';
+import type { PaneRecord } from './model';
+import { paneTitle, promptTitle, stateOf, statusObject, type View } from './views';
+
+/** At most one notification of a kind per pane in this window (OSC7501.md §11.4). */
+const NOTIFICATION_INTERVAL_MS = 1000;
+
+type StatusChange = EventFrameOf<'status_changed'>;
+
+/**
+ * Reduction (REFERENCE.md §3): every change to a view goes through `reduce`, which moves the
+ * entry, publishes `status_changed` when something a client shows changed, raises notices once,
+ * saves what must survive a restart, and wakes the clock when time alone will change the reason.
+ */
+export class Reduction {
+  private readonly lastNotice = new Map<string, number>();
+  /** Callbacks waiting for a session's next status changes (a submit's confirmation). */
+  private readonly watchers = new Map<string, Set<(change: StatusChange) => void>>();
+
+  constructor(private readonly ctx: ServeContext) {}
+
+  reduce(view: View): void {
+    const now = Date.now();
+    const config = this.ctx.config.current;
+    const before = { ...view.entry, state: stateOf(view, config, now) };
+    const { entry, notices } = reduceEntry(view.entry, {
+      record: view.declared,
+      running: view.lifecycle === 'live',
+      agent: view.agent,
+      lastSignalAtMs: view.lastSignalAtMs,
+      hook: { notificationMessage: view.hook.notification_message, lastResult: view.hook.last_result },
+      nowMs: now,
+    });
+    view.entry = entry;
+    if (entry.status === 'attention' && before.status !== 'attention') view.attentionSinceMs = now;
+    if (entry.status !== 'attention') view.attentionSinceMs = null;
+    const pane = this.ctx.model.paneBySession(view.session);
+    const changed =
+      entry.stateSeq !== before.stateSeq ||
+      entry.status !== before.status ||
+      entry.reason !== before.reason ||
+      entry.outcome !== before.outcome ||
+      entry.unread !== before.unread ||
+      stateOf(view, config, now) !== before.state;
+    if (changed) {
+      this.ctx.counters.status_changes++;
+      if (pane) this.publishStatus(view, pane);
+      this.save(view);
+    }
+    for (const notice of notices) this.notify(view, pane, notice);
+    this.scheduleClock(view, now);
+  }
+
+  /** The pane's status object now (REFERENCE.md §3.7). */
+  statusOf(view: View, pane: PaneRecord): StatusObject {
+    return statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
+  }
+
+  /** One `status_changed` frame, carrying the whole status object. */
+  private publishStatus(view: View, pane: PaneRecord) {
+    const status = this.statusOf(view, pane);
+    const frame: Omit<StatusChange, 'at_ms'> = {
+      type: 'status_changed',
+      surface_id: pane.surface_id,
+      session: view.session,
+      state_seq: status.state_seq,
+      status: status.status,
+      state: status.state,
+      reason: status.reason,
+      outcome: status.outcome,
+      unread: status.unread,
+      surface_status: status,
+    };
+    this.ctx.publish(frame);
+    for (const watcher of this.watchers.get(view.session) ?? []) watcher({ ...frame, at_ms: Date.now() });
+  }
+
+  /** Calls `watcher` with each status change of the session until the returned function is called. */
+  watch(session: string, watcher: (change: StatusChange) => void): () => void {
+    let set = this.watchers.get(session);
+    if (!set) this.watchers.set(session, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      set.delete(watcher);
+      if (set.size === 0) this.watchers.delete(session);
+    };
+  }
+
+  /** The user has seen the pane: its Done is read. */
+  ack(view: View): void {
+    if (!view.entry.unread) return;
+    view.entry = { ...view.entry, unread: false };
+    const pane = this.ctx.model.paneBySession(view.session);
+    if (pane) this.publishStatus(view, pane);
+    this.save(view);
+  }
+
+  private save(view: View) {
+    const saved = this.ctx.model.entries.get(view.session);
+    const { status, stateSeq, outcome, unread } = view.entry;
+    if (saved && saved.status === status && saved.state_seq === stateSeq && saved.outcome === outcome && saved.unread === unread) return;
+    this.ctx.model.entries.set(view.session, { status, state_seq: stateSeq, outcome, unread });
+    this.ctx.model.changed();
+  }
+
+  /** The reason (detecting → no_signal) and the stalled state change with time alone. */
+  private scheduleClock(view: View, now: number) {
+    if (view.clockTimer) clearTimeout(view.clockTimer);
+    view.clockTimer = null;
+    const times: number[] = [];
+    const reasonAt = nextReasonChangeMs(view.entry, view.agent);
+    if (reasonAt !== null) times.push(reasonAt);
+    const stall = this.ctx.config.current.agent_stall_threshold_secs;
+    if (stall > 0 && view.entry.status === 'busy' && view.lastActivityMs !== null) {
+      const stallAt = view.lastActivityMs + stall * 1000;
+      if (stallAt > now) times.push(stallAt);
+    }
+    if (times.length === 0) return;
+    view.clockTimer = setTimeout(() => {
+      view.clockTimer = null;
+      if (this.ctx.views.get(view.session) === view) this.reduce(view);
+    }, Math.max(0, Math.min(...times) - now) + 1);
+  }
+
+  private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
+    if (!pane || !view.agent) return;
+    const key = `${view.session}:${notice.kind}`;
+    const now = Date.now();
+    if (now - (this.lastNotice.get(key) ?? 0) < NOTIFICATION_INTERVAL_MS) {
+      this.ctx.counters.notifications_rate_limited++;
+      return;
+    }
+    this.lastNotice.set(key, now);
+    this.ctx.counters.notifications++;
+    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
+    this.ctx.publish({ type: 'notification', surface_id: pane.surface_id, session: view.session, kind: notice.kind, title, body: notice.body });
+  }
+
+  /** A session row (REFERENCE.md §3.8). */
+  row(view: View, pane: PaneRecord): SessionRow {
+    const identity = view.process;
+    const health =
+      view.lifecycle === 'live' || view.lifecycle === 'starting'
+        ? 'live'
+        : view.lifecycle === 'lost' && identity && isSameProcess(identity.pid, identity.started_at)
+          ? 'non_resumable'
+          : 'stopped';
+    return {
+      session: view.session,
+      surface_id: pane.surface_id,
+      generation: view.generation,
+      workspace: this.ctx.model.workspaceIndex(pane.workspace_id),
+      workspace_id: pane.workspace_id,
+      title: paneTitle(view, pane),
+      cwd: view.cwd,
+      lifecycle: view.lifecycle,
+      live: view.lifecycle === 'live',
+      health,
+      status: view.entry.status,
+      state_seq: view.entry.stateSeq,
+      activity_source: view.agent && view.declared ? 'declared' : 'none',
+      outcome: view.entry.outcome,
+      runtime_id: view.lastRuntimeId,
+      foreground_runtime_id: view.lifecycle === 'live' ? (view.observation?.id ?? null) : null,
+      declared_status: view.declared,
+      capable: view.capableAtMs !== null,
+      unread: view.entry.unread,
+      hook_revision: view.hook.revision,
+      provider_session_id: view.hook.provider_session_id,
+      transcript_path: view.hook.transcript_path,
+      host_protocol: view.hostProtocol,
+      host_build_id: view.hostBuildId,
+      updated_at_ms: view.updatedAtMs,
+    };
+  }
+
+  publishSessionChanged(view: View): void {
+    const pane = this.ctx.model.paneBySession(view.session);
+    if (pane) this.ctx.publish({ type: 'session_changed', surface_id: pane.surface_id, session: view.session, row: this.row(view, pane) });
+  }
+}

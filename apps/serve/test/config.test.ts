@@ -1,0 +1,25 @@
+import { parseConfig } from '../src/config';
+
+describe('config (REFERENCE.md §10)', () => {
+  const keys = new Set(['show_agent_codex']);
+  test('valid keys are taken; defaults fill the rest', () => {
+    const { config, ignored } = parseConfig(
+      JSON.stringify({ ai_unrestricted: true, submit_paste_delay_ms: 9999, terminal: { env: { A: '1' } }, show_agent_codex: false }),
+      keys,
+    );
+    expect(ignored).toEqual([]);
+    expect(config).toMatchObject({ ai_unrestricted: true, ai_injection_fence: true, submit_paste_delay_ms: 5000, terminal_env: { A: '1' }, visibility: { show_agent_codex: false } });
+  });
+
+  test('what is wrong is named and ignored, never fatal', () => {
+    const { config, ignored } = parseConfig(JSON.stringify({ ai_unrestricted: 'yes', nope: 1, terminal: { env: { A: 1 } }, agent_stall_threshold_secs: -4 }), keys);
+    expect(config).toMatchObject({ ai_unrestricted: false, agent_stall_threshold_secs: 0, terminal_env: {} });
+    expect(ignored).toEqual([
+      'ai_unrestricted: expected true or false, got "yes"',
+      'nope: unknown key',
+      'terminal.env: expected an object of strings',
+      'agent_stall_threshold_secs: expected a number of seconds >= 0, got -4',
+    ]);
+    expect(parseConfig('{not json', keys).ignored[0]).toMatch(/not valid JSON/);
+  });
+});

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareRuntimeDir, resolveEndpoints, type Endpoints } from './endpoints';
+import { LockFile } from './lock';
+
+/**
+ * The entry of both daemons, `paneflow-host` and `paneflow-serve`: `[--home DIR] <command>` with
+ * each command's own flags, usage on `--help` and on any mistake (exit 2), failures on stderr
+ * (exit 1), and a timestamped log line format for what they write to their logs.
+ */
+export interface DaemonSpec {
+  program: 'paneflow-host' | 'paneflow-serve';
+  usage: string;
+  /** A command is its run function, or that with the flags it takes. */
+  commands: Record<string, Command | { flags: Record<string, 'boolean' | 'integer'>; run: Command }>;
+}
+
+type Command = (context: DaemonContext) => Promise<void> | void;
+
+export interface DaemonContext {
+  endpoints: Endpoints;
+  flags: Record<string, boolean | number>;
+  fail(message: string, code?: number): never;
+  log(message: string): void;
+}
+
+export function daemonMain(spec: DaemonSpec, argv = process.argv.slice(2)): void {
+  const fail = (message: string, code = 1): never => {
+    process.stderr.write(`${spec.program}: ${message}\n`);
+    process.exit(code);
+  };
+  const short = spec.program.slice('paneflow-'.length);
+  const log = (message: string) => process.stderr.write(`${new Date().toISOString()} [${short} ${process.pid}] ${message}\n`);
+  // Whether a flag takes a value is the same in every command that has it.
+  const kinds = new Map(Object.values(spec.commands).flatMap((c) => ('flags' in c ? Object.entries(c.flags) : [])));
+  let home: string | undefined;
+  const words: string[] = [];
+  const flags: Record<string, boolean | number> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(spec.usage + '\n');
+      process.exit(0);
+    }
+    if (arg === '--home') {
+      home = argv[++i] ?? fail(`--home needs a directory\n${spec.usage}`, 2);
+      continue;
+    }
+    if (!arg.startsWith('-')) {
+      words.push(arg);
+      continue;
+    }
+    const name = arg.replace(/^--/, '');
+    const kind = (arg.startsWith('--') && kinds.get(name)) || fail(`unknown flag '${arg}'\n${spec.usage}`, 2);
+    if (kind === 'boolean') flags[name] = true;
+    else {
+      const value = Number(argv[++i]);
+      if (!Number.isInteger(value) || value < 0) fail(`--${name} needs a whole number`, 2);
+      flags[name] = value;
+    }
+  }
+  if (words.length !== 1) fail(spec.usage, 2);
+  const command = spec.commands[words[0]] ?? fail(`unknown command '${words[0]}'\n${spec.usage}`, 2);
+  const accepted = 'flags' in command ? command.flags : {};
+  for (const name of Object.keys(flags)) if (!accepted[name]) fail(`--${name} goes with another command\n${spec.usage}`, 2);
+  const endpoints = resolveEndpoints(home ? { ...process.env, PANEFLOW_HOME: home } : process.env);
+  const run = 'run' in command ? command.run : command;
+  Promise.resolve(run({ endpoints, flags, fail, log })).catch((error) => fail(error instanceof Error ? error.message : String(error)));
+}
+
+/**
+ * Becomes the one running daemon of its kind for the home: its directory and the runtime dir
+ * made private, `<home>/<name>/owner.lock` taken, or the holder named and the process ended.
+ */
+export function takeOwnership(context: DaemonContext, name: 'host' | 'serve'): LockFile {
+  const dir = join(context.endpoints.home, name);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  prepareRuntimeDir(context.endpoints);
+  const owner = new LockFile(join(dir, 'owner.lock'));
+  const holder = owner.tryAcquire();
+  if (holder) context.fail(`another ${name} (pid ${holder.pid}) owns ${context.endpoints.home}`);
+  return owner;
+}

@@ -1,0 +1,35 @@
+/**
+ * The numbers of the contract (REFERENCE.md §1.2, §2.1, §2.3, §4.4): one place, read by the
+ * servers that enforce them and the clients that check before they send.
+ */
+
+/** A request line over this is refused (-32600) and its connection closed. */
+export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
+/** Concurrent connections on the public socket; the next gets -32000. */
+export const MAX_CONNECTIONS = 64;
+/** A connection that has not sent a complete line within this is closed. */
+export const REQUEST_DEADLINE_MS = 10_000;
+/** Frames queued per event subscriber before newer ones are counted and dropped. */
+export const SUBSCRIBER_QUEUE_FRAMES = 1024;
+/** A subscriber that got no frame for this long gets a heartbeat. */
+export const HEARTBEAT_MS = 5000;
+/** `surface_changed` goes out at most once per pane in this window. */
+export const SURFACE_CHANGED_MS = 50;
+
+/** `surface.read` / `session.read` window. */
+export const READ_LINES_DEFAULT = 200;
+export const READ_LINES_MAX = 4000;
+export const SEARCH_MATCHES_DEFAULT = 50;
+export const SEARCH_MATCHES_MAX = 1000;
+
+/** Text one `surface.send_text` may carry (UTF-8). */
+export const MAX_SEND_TEXT_BYTES = 64 * 1024;
+/** A submit to a declaring agent is confirmed by its state within this. */
+export const SUBMIT_CONFIRM_MS = 3000;
+/** An agent is ready for input once it declares idle, or its output has been quiet this long… */
+export const READY_QUIET_MS = 1000;
+/** …and at the latest this long after it started. */
+export const READY_DEADLINE_MS = 30_000;
+
+/** Scrollback lines a checkpoint carries at most. */
+export const CHECKPOINT_SCROLLBACK_MAX = 10_000;

@@ -1,0 +1,192 @@
+import Type from 'typebox';
+import { EVENT_TYPES, type EventType } from './events';
+import { HOOK_METHODS, type HookMethod } from './hooks';
+import { LayoutNameSchema, LayoutTree } from './layout';
+import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
+import { method, type MethodSpec } from './schema';
+import { SessionRow, StatusObject } from './status';
+import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
+
+/**
+ * The public protocol on `paneflow.sock` (REFERENCE.md §2): one request per connection except
+ * `events.subscribe`. Serve implements it; the CLI, the MCP bridge, the hook and the faces use it.
+ */
+export { PUBLIC_PROTOCOL_VERSION } from './versions';
+const closed = { additionalProperties: false } as const;
+const Empty = Type.Object({}, closed);
+const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
+const SurfaceTarget = { surface_id: SurfaceId };
+
+/** The metadata one hook event carries (§7.1). */
+const HookParams = Type.Object(
+  {
+    tool: Type.String(),
+    session: Type.String(),
+    surface_id: Type.Optional(SurfaceId),
+    workspace_id: Type.Optional(Type.String()),
+    pid: Type.Optional(nullable(Type.Integer())),
+    emitted_at_ms: TimeMs,
+    payload: Type.Record(Type.String(), Type.Unknown()),
+  },
+  closed,
+);
+const HookResult = Type.Object({ accepted: Type.Boolean(), reason: Type.Optional(Type.String()) });
+const hookMethods = Object.fromEntries(HOOK_METHODS.map((name) => [name, method(HookParams, HookResult)])) as Record<HookMethod, MethodSpec<typeof HookParams, typeof HookResult>>;
+
+/**
+ * §4.4. A submit to a declaring agent is confirmed by serve: `started` says whether its state moved
+ * into a turn within 3 s (null when the agent declares nothing), `start_reason` why.
+ */
+const SendTextResult = Type.Object({
+  surface_id: SurfaceId,
+  sent: Type.Boolean(),
+  submitted: Type.Boolean(),
+  agent_target: Type.Boolean(),
+  paste: Type.Boolean(),
+  submit_mode: nullable(Type.Union([Type.Literal('deferred_paste_cr'), Type.Literal('inline_cr')])),
+  terminal_bracketed_paste: Type.Boolean(),
+  state_seq: Type.Optional(Type.Integer()),
+  started: Type.Optional(nullable(Type.Boolean())),
+  start_reason: Type.Optional(Type.Union([Type.Literal('state_changed'), Type.Literal('not_started'), Type.Literal('no_signal')])),
+});
+
+export const PublicMethods = {
+  'system.ping': method(Empty, Type.Object({ pong: Type.Literal(true) })),
+  'system.capabilities': method(
+    Empty,
+    Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean(), methods: Type.Array(Type.String()) }),
+  ),
+  'system.identify': method(Empty, Type.Object({ name: Type.Literal('paneflow-serve'), version: Type.String(), protocol: Type.Integer() })),
+  'system.counters': method(Empty, Type.Object({ counters: Type.Record(Type.String(), Type.Number()) })),
+  'serve.status': method(
+    Empty,
+    Type.Object({
+      pid: Type.Integer(),
+      protocol: Type.Integer(),
+      home: Type.String(),
+      build_id: Type.String(),
+      sessions: Type.Integer({ minimum: 0 }),
+      capabilities: Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean() }),
+      /** What the desktop needs of the config: no animation when `reduce_motion`. */
+      presentation: Type.Object({ reduce_motion: Type.Boolean() }),
+    }),
+  ),
+  'serve.shutdown': method(Type.Object({ drain_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Empty),
+  'workspace.list': method(
+    Empty,
+    Type.Object({
+      workspaces: Type.Array(
+        WorkspaceEntry,
+      ),
+    }),
+  ),
+  'workspace.current': method(Empty, WorkspaceRef),
+  'workspace.create': method(
+    Type.Object({ name: Type.Optional(Type.String()), cwd: Type.Optional(Type.String()), layout: Type.Optional(LayoutNameSchema) }, closed),
+    Type.Object({ ...WorkspaceRef.properties, surface_id: SurfaceId }),
+  ),
+  'workspace.select': method(Type.Object({ index: Type.Integer({ minimum: 0 }) }, closed), Type.Object({ index: Type.Integer(), id: Uuid })),
+  'workspace.close': method(Type.Object({ index: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Type.Object({ closed: Type.Integer() })),
+  'workspace.up': method(
+    Type.Object({ name: Type.String(), layout: LayoutNameSchema, panes: Type.Array(ResolvedPane, { minItems: 1, maxItems: 32 }) }, closed),
+    Type.Object({
+      workspace: WorkspaceRef,
+      surfaces: Type.Array(Type.Object({ name: nullable(Type.String()), surface_id: SurfaceId, session: Uuid })),
+    }),
+  ),
+  'workspace.restore_layout': method(Type.Object({ layout: LayoutTree }, closed), Empty),
+  'surface.list': method(
+    Type.Object({ scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) }, closed),
+    Type.Object({ surfaces: Type.Array(SurfaceEntry) }),
+  ),
+  'surface.read': method(
+    Type.Object(
+      {
+        ...SurfaceTarget,
+        lines: Type.Optional(Type.Integer()),
+        offset: Type.Optional(Type.Integer({ minimum: 0 })),
+        fenced: Type.Optional(Type.Boolean()),
+        scope: Type.Optional(Scope),
+      },
+      closed,
+    ),
+    ReadResult,
+  ),
+  'surface.search': method(
+    Type.Object(
+      { ...SurfaceTarget, pattern: Type.String({ minLength: 1 }), max_matches: Type.Optional(Type.Integer()), scope: Type.Optional(Scope) },
+      closed,
+    ),
+    SearchResult,
+  ),
+  'surface.rename': method(
+    Type.Object({ ...SurfaceTarget, name: nullable(Type.String()) }, closed),
+    Type.Object({ surface_id: SurfaceId, name: nullable(Type.String()) }),
+  ),
+  'surface.focus': method(Type.Object(SurfaceTarget, closed), Type.Object({ surface_id: SurfaceId, workspace: Type.Integer() })),
+  'surface.status': method(Type.Object(SurfaceTarget, closed), StatusObject),
+  'surface.send_text': method(
+    Type.Object(
+      {
+        ...SurfaceTarget,
+        text: Type.String(),
+        submit: Type.Optional(Type.Boolean()),
+        paste: Type.Optional(Type.Boolean()),
+        scope: Type.Optional(Scope),
+        workspace_id: Type.Optional(Type.String()),
+        origin: Type.Optional(Origin),
+        /** Submit even to an agent that is thinking or waiting (the busy guard, §4.4). */
+        force: Type.Optional(Type.Boolean()),
+      },
+      closed,
+    ),
+    SendTextResult,
+  ),
+  'surface.send_keystroke': method(
+    Type.Object(
+      { ...SurfaceTarget, keystroke: Type.String({ minLength: 1 }), scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) },
+      closed,
+    ),
+    Type.Object({ sent: Type.Literal(true) }),
+  ),
+  'surface.split': method(
+    Type.Object(
+      {
+        direction: Type.Union([Type.Literal('h'), Type.Literal('horizontal'), Type.Literal('v'), Type.Literal('vertical')]),
+        surface_id: Type.Optional(SurfaceId),
+        cwd: Type.Optional(Type.String()),
+        command: Type.Optional(Type.String({ minLength: 1 })),
+        agent: Type.Optional(Type.String({ minLength: 1 })),
+        prompt: Type.Optional(Type.String()),
+        env: Type.Optional(Env),
+        name: Type.Optional(Type.String({ minLength: 1 })),
+        managed_worktree: Type.Optional(ManagedWorktree),
+      },
+      closed,
+    ),
+    Type.Object({ surface_id: SurfaceId, session: Uuid }),
+  ),
+  /**
+   * Waits until a pane's agent is ready for input (§5.2: it declared idle, or its output went
+   * quiet for a second after it first printed something; at most 30 s after it started).
+   */
+  'surface.wait_ready': method(
+    Type.Object({ ...SurfaceTarget, timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })) }, closed),
+    Type.Object({ ready: Type.Boolean(), by: Type.Union([Type.Literal('declared_idle'), Type.Literal('quiet'), Type.Literal('deadline'), Type.Literal('timeout')]) }),
+  ),
+  'fleet.list': method(Empty, Type.Object({ agents: Type.Array(StatusObject) })),
+  'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
+  'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
+  'events.subscribe': method(
+    Type.Object(
+      {
+        surfaces: Type.Optional(Type.Array(SurfaceId)),
+        types: Type.Optional(Type.Array(Type.Unsafe<EventType>(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))))),
+      },
+      closed,
+    ),
+    Type.Object({ type: Type.Literal('subscribed'), surfaces: nullable(Type.Array(SurfaceId)), types: nullable(Type.Array(Type.String())) }),
+  ),
+  ...hookMethods,
+};
+export type PublicMethods = typeof PublicMethods;

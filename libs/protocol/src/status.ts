@@ -1,0 +1,96 @@
+import Type, { type Static } from 'typebox';
+import { DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
+
+/**
+ * The status vocabulary (REFERENCE.md §3): what serve's reducer computes and every client shows.
+ * The reducer, the CLI, the MCP bridge and the renderers all read these names from here.
+ */
+
+/** §3.2. `busy` and `attention` are in turn. */
+export const ReducedStatus = Type.Union([Type.Literal('busy'), Type.Literal('idle'), Type.Literal('attention'), Type.Literal('errored')]);
+export type ReducedStatus = Static<typeof ReducedStatus>;
+
+/** §3.6, the `state` of the CLI and every status object. */
+export const CliState = Type.Union([
+  Type.Literal('thinking'),
+  Type.Literal('waiting_for_input'),
+  Type.Literal('finished'),
+  Type.Literal('errored'),
+  Type.Literal('stalled'),
+  Type.Literal('idle'),
+  Type.Literal('unknown_running'),
+]);
+export type CliState = Static<typeof CliState>;
+
+/** §3.3. */
+export const SignalReason = Type.Union([
+  Type.Literal('no_agent'),
+  Type.Literal('declared'),
+  Type.Literal('capable'),
+  Type.Literal('detecting'),
+  Type.Literal('no_signal'),
+]);
+export type SignalReason = Static<typeof SignalReason>;
+
+/** §3.5. */
+export const NoticeKind = Type.Union([Type.Literal('needs_input'), Type.Literal('finished'), Type.Literal('error')]);
+export type NoticeKind = Static<typeof NoticeKind>;
+
+/** §3.7: `surface.status`, `status --json`, the entries of `fleet.list`. */
+export const StatusObject = Type.Object({
+  surface_id: SurfaceId,
+  surface_name: nullable(Type.String()),
+  workspace: Type.Integer({ minimum: 0 }),
+  session: Uuid,
+  tool: nullable(Type.String()),
+  runtime_id: nullable(Type.String()),
+  pid: nullable(Type.Integer()),
+  state: CliState,
+  status: ReducedStatus,
+  reason: SignalReason,
+  hooked: Type.Boolean(),
+  declared: nullable(DeclaredStatus),
+  state_seq: Type.Integer({ minimum: 0 }),
+  outcome: nullable(Type.String()),
+  unread: Type.Boolean(),
+  active_tool_name: nullable(Type.String()),
+  message: nullable(Type.String()),
+  last_result: nullable(Type.String()),
+  /** The agent's own session id (from its hooks), to resume it; an addition to REFERENCE.md §3.7. */
+  provider_session_id: nullable(Type.String()),
+  waiting_ms: nullable(TimeMs),
+  idle_ms: nullable(TimeMs),
+  output_generation: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type StatusObject = Static<typeof StatusObject>;
+
+/** §3.8: `session.list` rows. */
+export const SessionRow = Type.Object({
+  session: Uuid,
+  surface_id: SurfaceId,
+  generation: Type.Integer(),
+  workspace: Type.Integer({ minimum: 0 }),
+  workspace_id: Uuid,
+  title: Type.String(),
+  cwd: Type.String(),
+  lifecycle: Lifecycle,
+  live: Type.Boolean(),
+  health: Type.Union([Type.Literal('live'), Type.Literal('stopped'), Type.Literal('non_resumable')]),
+  status: ReducedStatus,
+  state_seq: Type.Integer({ minimum: 0 }),
+  activity_source: Type.Union([Type.Literal('declared'), Type.Literal('none')]),
+  outcome: nullable(Type.String()),
+  runtime_id: nullable(Type.String()),
+  foreground_runtime_id: nullable(Type.String()),
+  declared_status: nullable(DeclaredStatus),
+  capable: Type.Boolean(),
+  unread: Type.Boolean(),
+  hook_revision: Type.Integer({ minimum: 0 }),
+  provider_session_id: nullable(Type.String()),
+  transcript_path: nullable(Type.String()),
+  host_protocol: Type.Integer(),
+  host_build_id: Type.String(),
+  updated_at_ms: TimeMs,
+  restart_recommended: Type.Optional(Type.Boolean()),
+});
+export type SessionRow = Static<typeof SessionRow>;
