@@ -37,35 +37,48 @@ async function pageScript(): Promise<string> {
 export interface Harness {
   page: Page;
   notices: Notice[];
+  /** What went wrong in the page: renderer exceptions, pushes that failed. A test checks it is empty. */
+  errors: string[];
   close(): Promise<void>;
 }
 
 /** The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). */
 export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }): Promise<Harness> {
   const { server, url } = await serveRenderer();
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-  const page = await browser.newPage({ viewport });
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
   const bridge = new DesktopBridge(resolveEndpoints(env));
-  const notices: Notice[] = [];
-  // Pushes go in order, one evaluate after the other, as Electron's IPC keeps them.
-  let queue = Promise.resolve();
-  const push = (channel: string, ...args: unknown[]) => {
-    queue = queue.then(() => page.evaluate(([c, a]) => (window as unknown as { __paneflowDeliver(c: string, a: unknown[]): void }).__paneflowDeliver(c, a), [channel, args] as const)).catch(() => undefined);
+  let browser: Browser | null = null;
+  let closing = false;
+  const close = async () => {
+    closing = true;
+    bridge.close();
+    await browser?.close();
+    server.close();
   };
-  const calls = dispatcher(bridge, push, (notice) => notices.push(notice));
-  await page.exposeBinding('__paneflowInvoke', (_source, channel: string, args: unknown[]) => calls.call(channel, args));
-  await page.addInitScript({ content: await pageScript() });
-  page.on('pageerror', (error) => process.stderr.write(`renderer: ${error.message}\n`));
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]');
-  return {
-    page,
-    notices,
-    async close() {
-      bridge.close();
-      await browser.close();
-      server.close();
-    },
-  };
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    const page = await browser.newPage({ viewport });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+    const notices: Notice[] = [];
+    const errors: string[] = [];
+    // Pushes go in order, one evaluate after the other, as Electron's IPC keeps them.
+    let queue = Promise.resolve();
+    const push = (channel: string, ...args: unknown[]) => {
+      queue = queue
+        .then(() => page.evaluate(([c, a]) => (window as unknown as { __paneflowDeliver(c: string, a: unknown[]): void }).__paneflowDeliver(c, a), [channel, args] as const))
+        .catch((error: Error) => {
+          if (!closing) errors.push(`push ${channel}: ${error.message}`);
+        });
+    };
+    const calls = dispatcher(bridge, push, (notice) => notices.push(notice));
+    await page.exposeBinding('__paneflowInvoke', (_source, channel: string, args: unknown[]) => calls.call(channel, args));
+    await page.addInitScript({ content: await pageScript() });
+    page.on('pageerror', (error) => errors.push(`renderer: ${error.message}`));
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="true"]');
+    return { page, notices, errors, close };
+  } catch (error) {
+    // A browser that failed to start or to load the page leaves nothing behind.
+    await close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -324,11 +324,17 @@ export class App {
   async focusSurface(surfaceId: number, focusTerminal = true): Promise<void> {
     const surface = this.surfaces.get(surfaceId);
     if (!surface) return;
-    const active = this.workspaces.find((w) => w.active);
-    if (active?.focus !== surfaceId || !active.surfaces.includes(surfaceId)) await this.api.request('surface.focus', { surface_id: surfaceId });
-    const status = this.statuses.get(surfaceId);
-    if (status && rowMark(status) === 'done') await this.api.request('session.ack', { sessions: [surface.session] });
     if (focusTerminal) this.panes.get(surfaceId)?.terminal.focus();
+    // With serve away the terminal still takes the keyboard; the model catches up when it is back.
+    if (document.body.dataset.serve === 'lost') return;
+    const active = this.workspaces.find((w) => w.active);
+    try {
+      if (active?.focus !== surfaceId || !active.surfaces.includes(surfaceId)) await this.api.request('surface.focus', { surface_id: surfaceId });
+      const status = this.statuses.get(surfaceId);
+      if (status && rowMark(status) === 'done') await this.api.request('session.ack', { sessions: [surface.session] });
+    } catch (error) {
+      if (document.body.dataset.serve !== 'lost') throw error;
+    }
   }
 
   /** For tests: what is selected in a pane's terminal. */
