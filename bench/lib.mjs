@@ -100,17 +100,30 @@ export function hasCommand(name) {
 }
 
 /**
- * The median wall time of `runs` runs of a command, after two warm-up runs; each must exit 0 and,
- * when `silent`, print nothing on stdout.
+ * A command's wall time as a script pays it, against `node -e 0`: each a fresh process, timed from
+ * outside, run alternately in `pairs` pairs (after one warm-up pair) so that both see the same
+ * machine. Medians of each, and the median of the per-pair ratios. Timing all of one and then all
+ * of the other lets load and caches drift between them; on a busy machine that flattered a ratio.
+ * The command must exit 0, and print nothing on stdout when `silent`.
  */
-export function medianRunMs(command, args, { env, input, runs = 20, silent = false }) {
-  const samples = [];
-  for (let i = 0; i < runs + 2; i++) {
+export function againstNode(command, args, { env, input, pairs = 15, silent = false }) {
+  const run = (cmd, argv) => {
     const start = process.hrtime.bigint();
-    const result = spawnSync(command, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'] });
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
-    if (silent && result.stdout.length > 0) throw new Error(`${command} ${args.join(' ')} printed ${result.stdout}`);
-    if (i >= 2) samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    const result = spawnSync(cmd, argv, { env, input, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (result.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed (${result.status}): ${result.stderr}`);
+    if (silent && result.stdout.length > 0) throw new Error(`${cmd} ${argv.join(' ')} printed ${result.stdout}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const times = [];
+  const nodeTimes = [];
+  const ratios = [];
+  for (let i = 0; i <= pairs; i++) {
+    const node = run(process.execPath, ['-e', '0']);
+    const own = run(command, args);
+    if (i === 0) continue;
+    times.push(own);
+    nodeTimes.push(node);
+    ratios.push(own / node);
   }
-  return median(samples);
+  return { ms: median(times), nodeMs: median(nodeTimes), ratio: median(ratios) };
 }

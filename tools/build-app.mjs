@@ -1,28 +1,41 @@
-// Bundles an app into one executable CommonJS file (native modules stay external) and stamps it
-// with a build id: the hash of the bundle itself, so that two builds of other code never share one.
+// Bundles an app into executable CommonJS files (native modules stay external) and stamps them
+// with a build id: the hash of the bundles themselves, so that two builds of other code never
+// share one. Arguments are pairs `<entry> <outfile>`; several pairs make bundles that run
+// together (the CLI's entry and the families it loads) and share one id.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runtimeCatalog } from './esbuild-runtimes.mjs';
 
-const [entry, outfile] = process.argv.slice(2).map((p) => resolve(p));
+const args = process.argv.slice(2).map((p) => resolve(p));
+if (args.length === 0 || args.length % 2 !== 0) throw new Error('usage: build-app.mjs <entry> <outfile> [<entry> <outfile>]…');
+const pairs = [];
+for (let i = 0; i < args.length; i += 2) pairs.push({ entry: args[i], outfile: args[i + 1] });
 const PLACEHOLDER = '__PANEFLOW_BUILD_ID__';
-await build({
-  entryPoints: [entry],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  external: ['node-pty'],
-  define: { PANEFLOW_BUILD_ID: JSON.stringify(PLACEHOLDER) },
-  banner: { js: '#!/usr/bin/env node' },
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  plugins: [runtimeCatalog],
+await Promise.all(
+  pairs.map(({ entry, outfile }) =>
+    build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: ['node-pty'],
+      define: { PANEFLOW_BUILD_ID: JSON.stringify(PLACEHOLDER) },
+      banner: { js: '#!/usr/bin/env node' },
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      plugins: [runtimeCatalog],
+    }),
+  ),
+);
+const codes = pairs.map(({ outfile }) => readFileSync(outfile, 'utf8'));
+const hash = createHash('sha256');
+for (const code of codes) hash.update(code);
+const id = hash.digest('hex').slice(0, 12);
+pairs.forEach(({ outfile }, i) => {
+  writeFileSync(outfile, codes[i].replaceAll(PLACEHOLDER, id));
+  chmodSync(outfile, 0o755);
 });
-const code = readFileSync(outfile, 'utf8');
-const id = createHash('sha256').update(code).digest('hex').slice(0, 12);
-writeFileSync(outfile, code.replaceAll(PLACEHOLDER, id));
-chmodSync(outfile, 0o755);

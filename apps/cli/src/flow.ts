@@ -1,6 +1,10 @@
 import { READY_DEADLINE_MS } from '@paneflow/protocol/limits';
 import { fillCaptures, parseFlow, type FlowPlan, type PanePlan, type StepPlan } from '@paneflow/spec';
-import { CliError, ensureInstance, request, serveStatus, instanceEndpoints, subscribe } from './instance';
+import type { EventType } from '@paneflow/protocol/events';
+import { ensureInstance, request, serveStatus, instanceEndpoints } from './instance';
+import { idleCheck } from './wait';
+import { waitUntil } from './watching';
+import { CliError } from './errors';
 import { printJson } from './output';
 import { provisionWorktree } from './provision';
 import { resolveOne } from './select';
@@ -20,7 +24,6 @@ interface StepState {
   exitCode: number;
 }
 
-const POLL_MS = 250;
 
 class StepFailure extends Error {
   constructor(
@@ -35,33 +38,6 @@ class StepFailure extends Error {
 const progress = (message: string) => process.stderr.write(`flow: ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Waits for `check` to return a value, re-checking on every event of the pane and at least every
- * 250 ms, until `timeoutMs`. The pane's events are what make it prompt; the poll is the floor.
- */
-async function until<T>(surfaceId: number, timeoutMs: number, check: () => Promise<T | null>): Promise<T | null> {
-  let wake: () => void = () => undefined;
-  const stream = await subscribe({ surfaces: [surfaceId], types: ['surface_changed', 'status_changed'] }, () => wake());
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const value = await check();
-      if (value !== null) return value;
-      const left = deadline - Date.now();
-      if (left <= 0) return null;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(POLL_MS, left));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  } finally {
-    stream.destroy();
-  }
-}
-
 /** Ready for input, as serve judges it (REFERENCE.md §5.2). */
 async function agentReady(surfaceId: number): Promise<void> {
   await request('surface.wait_ready', { surface_id: surfaceId }, READY_DEADLINE_MS + 5000);
@@ -69,17 +45,11 @@ async function agentReady(surfaceId: number): Promise<void> {
 
 /** As `wait --idle`: a declaring agent not busy; anything else quiet for a second. */
 async function paneIdle(surfaceId: number, timeoutMs: number): Promise<boolean> {
-  let seen: { generation: number; since: number } | null = null;
-  const result = await until(surfaceId, timeoutMs, async () => {
-    const status = await request('surface.status', { surface_id: surfaceId });
-    if (status.reason === 'declared' || status.reason === 'capable') return status.status !== 'busy' ? true : null;
-    if (status.reason === 'detecting') return null;
-    const generation = status.output_generation ?? 0;
-    if (!seen || seen.generation !== generation) seen = { generation, since: Date.now() };
-    return Date.now() - seen.since >= 1000 ? true : null;
-  });
-  return result !== null;
+  const idle = idleCheck(1000);
+  return (await waitUntil(paneEvents(surfaceId), () => idle(surfaceId), { timeoutMs })) !== null;
 }
+
+const paneEvents = (surfaceId: number): { surfaces: number[]; types: EventType[] } => ({ surfaces: [surfaceId], types: ['surface_changed', 'status_changed'] });
 
 /**
  * A ready barrier: the pattern, line by line, over what the pane printed since the step began;
@@ -90,11 +60,11 @@ async function readyAndCapture(state: StepState, baseline: number): Promise<stri
   if (!ready) return null;
   const regex = new RegExp(ready.pattern);
   const surfaceId = state.surfaceId!;
-  const matched = await until(surfaceId, ready.timeout_secs * 1000, async () => {
+  const matched = await waitUntil(paneEvents(surfaceId), async () => {
     const read = await request('surface.read', { surface_id: surfaceId, lines: 4000, fenced: false });
     const printed = read.total_lines - baseline;
     return printed > 0 && read.text.split('\n').slice(-printed).some((line) => regex.test(line)) ? true : null;
-  });
+  }, { timeoutMs: ready.timeout_secs * 1000 });
   if (!matched) throw new StepFailure(`ready: /${ready.pattern}/ did not appear within ${ready.timeout_secs} s`, 'timeout', 4);
   if (!capture) return null;
   const { text } = await request('surface.read', { surface_id: surfaceId, lines: capture.lines + 200, fenced: false });

@@ -4,16 +4,7 @@ import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { call, RpcConnection, UnreachableError } from '@paneflow/rpc/client';
-
-/** A failure with the exit code REFERENCE.md §4.1 gives it; the message goes to stderr. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
+import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
 export function instanceEndpoints(): Endpoints {

@@ -1,76 +1,83 @@
+// `paneflow`: the verb tree on citty; each verb's words checked by usage.ts, and its work done by
+// the family bundle it belongs to, loaded only when it runs (README: start-up budget).
 import { BUILD_ID } from '@paneflow/instance/build-id';
-import { desktopLaunch } from '@paneflow/instance/desktop';
-import { spawn } from 'node:child_process';
-import { helpText, parseArgs, UsageError, usageLine } from './args';
-import { headless } from './headless';
-import { CliError } from './instance';
-import { VERBS, type Verb } from './verbs';
+import { defineCommand, runCommand, type CommandDef } from 'citty';
+import { join } from 'node:path';
+import { GROUPS, VERBS } from './commands';
+import { CliError, UsageError } from './errors';
+import { checkArgs, helpText, overview, usageLine, type Family, type Parsed, type VerbSpec } from './usage';
 
-const GROUPS = new Set(['host', 'serve', 'flow', 'hooks', 'mcp']);
+type FamilyModule = { run: Record<string, (parsed: Parsed) => Promise<number>> };
 
-function overview(): string {
-  const width = Math.max(...VERBS.map((v) => v.name.length));
-  return [
-    'usage: paneflow [<verb> [args…]]',
-    '',
-    'Paneflow: a terminal workspace for AI coding agents. With no verb it opens the desktop app, or',
-    'where none can run, starts Paneflow headless with a demo and shows the live agent table.',
-    '',
-    'verbs:',
-    ...VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary.split('. ')[0].replace(/\.$/, '')}`),
-    '',
-    "'paneflow <verb> --help' shows a verb's flags and an example. JSON goes to stdout, messages",
-    'to stderr. Exit codes: 0 ok, 1 runtime error, 2 usage, 3 target not found or ambiguous, 4 timeout.',
-  ].join('\n');
+/** Each family is a bundle of its own beside this one (tools/build-app.mjs). */
+function loadFamily(family: Family): FamilyModule {
+  return require(join(__dirname, `paneflow-${family}.cjs`)) as FamilyModule;
 }
 
-function find(argv: string[]): { verb: Verb; rest: string[] } | null {
-  const [first, second] = argv;
-  const name = GROUPS.has(first) && second && !second.startsWith('-') ? `${first} ${second}` : first;
-  const verb = VERBS.find((v) => v.name === name || v.aliases?.includes(name));
-  return verb ? { verb, rest: argv.slice(name.split(' ').length) } : null;
+let exitCode = 0;
+
+function verbCommand(spec: VerbSpec): CommandDef {
+  return defineCommand({
+    meta: { name: spec.name.split(' ').at(-1), description: spec.summary, alias: spec.aliases },
+    async run({ rawArgs }) {
+      if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
+        process.stdout.write(helpText(spec) + '\n');
+        return;
+      }
+      let parsed: Parsed;
+      try {
+        parsed = checkArgs(spec, rawArgs);
+      } catch (error) {
+        if (error instanceof UsageError) throw new UsageError(`${error.message}\nusage: ${usageLine(spec)}`);
+        throw error;
+      }
+      exitCode = await loadFamily(spec.family).run[spec.name](parsed);
+    },
+  });
 }
 
-/** `paneflow` alone: the desktop app where it can open, detached; else headless, saying why. */
-function openDesktop(): Promise<number> {
-  const launch = desktopLaunch();
-  if ('unavailable' in launch) return headless(launch.unavailable);
-  const [binary, ...args] = launch.command;
-  spawn(binary, args, { detached: true, stdio: 'ignore' }).unref();
-  return Promise.resolve(0);
+const tree = defineCommand({
+  meta: { name: 'paneflow', version: BUILD_ID },
+  subCommands: {
+    ...Object.fromEntries(VERBS.filter((v) => !v.name.includes(' ')).map((v) => [v.name, verbCommand(v)])),
+    ...Object.fromEntries(
+      GROUPS.map((group) => [
+        group,
+        defineCommand({
+          meta: { name: group },
+          subCommands: Object.fromEntries(VERBS.filter((v) => v.name.startsWith(`${group} `)).map((v) => [v.name.split(' ')[1], verbCommand(v)])),
+        }),
+      ]),
+    ),
+  },
+});
+
+/** citty's routing errors as the usage errors REFERENCE.md §4.1 words them. */
+function routingError(error: Error & { code?: string }, argv: string[]): Error {
+  if (error.name !== 'CLIError') return error;
+  const group = GROUPS.includes(argv[0]) ? VERBS.filter((v) => v.name.startsWith(`${argv[0]} `)) : [];
+  if (group.length > 0) return new UsageError(`'${argv[0]}' needs one of: ${group.map((v) => v.name.split(' ')[1]).join(', ')}`);
+  if (error.code === 'E_UNKNOWN_COMMAND' || error.code === 'E_NO_COMMAND') return new UsageError(`unknown verb '${argv[0]}'; see \`paneflow --help\``);
+  return new UsageError(error.message);
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0) return openDesktop();
+  if (argv.length === 0) return loadFamily('instance').run['']({ args: {}, flags: {} });
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(overview() + '\n');
+    process.stdout.write(overview(VERBS) + '\n');
     return 0;
   }
   if (argv[0] === '--version') {
     process.stdout.write(`paneflow ${BUILD_ID}\n`);
     return 0;
   }
-  const found = find(argv);
-  if (!found) {
-    const group = GROUPS.has(argv[0]) ? VERBS.filter((v) => v.name.startsWith(`${argv[0]} `)) : [];
-    const message = group.length
-      ? `'${argv[0]}' needs one of: ${group.map((v) => v.name.split(' ')[1]).join(', ')}`
-      : `unknown verb '${argv[0]}'; see \`paneflow --help\``;
-    throw new UsageError(message);
-  }
-  const { verb, rest } = found;
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(helpText(verb) + '\n');
-    return 0;
-  }
-  let parsed;
+  if (argv[0].startsWith('-')) throw new UsageError(`unknown verb '${argv[0]}'; see \`paneflow --help\``);
   try {
-    parsed = parseArgs(verb, rest);
+    await runCommand(tree, { rawArgs: argv });
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${error.message}\nusage: ${usageLine(verb)}`);
-    throw error;
+    throw routingError(error as Error, argv);
   }
-  return verb.run(parsed);
+  return exitCode;
 }
 
 main(process.argv.slice(2)).then(
@@ -80,7 +87,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`paneflow: ${error.message}\n`);
       process.exit(2);
     }
-    const failure = error instanceof CliError ? error : new CliError(error instanceof Error ? error.message : String(error), 1);
+    // A family bundle has its own copy of CliError: what counts is the exit code it carries.
+    const failure = typeof error?.exitCode === 'number' ? (error as CliError) : new CliError(error instanceof Error ? error.message : String(error), 1);
     process.stderr.write(`paneflow: ${failure.message}\n`);
     process.exit(failure.exitCode);
   },

@@ -1,6 +1,6 @@
 import { encode, Scanner, type ReportInput } from '@paneflow/osc7501';
 import { openSync, writeSync, closeSync } from 'node:fs';
-import { CliError } from './instance';
+import { CliError } from './errors';
 import { printJson } from './output';
 
 /** `paneflow emit`: one OSC 7501 report to the controlling terminal, for scripts and hooks. */

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { CliError } from './instance';
+import { CliError } from './errors';
 
 const MAX_SETUP_OUTPUT = 256 * 1024;
 

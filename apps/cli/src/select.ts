@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { matchName } from '@paneflow/protocol/names';
 import type { Scope } from '@paneflow/protocol/wire';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
-import { CliError, request } from './instance';
+import { request } from './instance';
+import { CliError } from './errors';
 
 function canonical(path: string): string {
   const expanded = path === '~' ? homedir() : path.startsWith('~/') ? resolve(homedir(), path.slice(2)) : resolve(path);

@@ -1,6 +1,7 @@
 import { MAX_SEND_TEXT_BYTES } from '@paneflow/protocol/limits';
 import { isAbsolute, resolve } from 'node:path';
-import { CliError, request } from './instance';
+import { request } from './instance';
+import { CliError } from './errors';
 import { printJson } from './output';
 import { resolveOne, resolveSelector } from './select';
 import type { Scope } from '@paneflow/protocol/wire';

@@ -1,7 +1,8 @@
 import { assignPorts, parseWorkspace, SpecError, type PanePlan, type WorkspacePlan } from '@paneflow/spec';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CliError, ensureInstance, request } from './instance';
+import { ensureInstance, request } from './instance';
+import { CliError } from './errors';
 import { printJson } from './output';
 import { freeStrides, provisionWorktree } from './provision';
 import { realSpecHost } from './spec-host';

@@ -1,7 +1,9 @@
-import { CliError, request, subscribe } from './instance';
+import type { Scope } from '@paneflow/protocol/wire';
+import { CliError } from './errors';
+import { request } from './instance';
 import { printJson } from './output';
 import { resolveSelector } from './select';
-import type { Scope } from '@paneflow/protocol/wire';
+import { waitUntil } from './watching';
 
 export interface WaitOptions {
   pattern?: string;
@@ -20,13 +22,32 @@ interface Outcome {
   line?: string;
 }
 
-const RECHECK_MS = 250;
-
 /**
- * REFERENCE.md §4.6: waits for a pattern in the last 200 lines, or for the end of a turn (a
- * declaring agent) or quiet output (anything else), re-checking on every event for the pane and
- * at least every 250 ms. Exit 4 on timeout, 1 if the connection to serve is lost.
+ * `wait --idle` for one pane, as a check to repeat (REFERENCE.md §4.6): a declaring agent is idle
+ * once it is not busy; anything else once its output has not moved for `forMs`. A `detecting`
+ * agent is classified first. `flow run`'s send steps wait the same way.
  */
+export function idleCheck(forMs: number): (surfaceId: number) => Promise<{ state: string } | null> {
+  const quiet = new Map<number, { generation: number; since: number }>();
+  return async (surfaceId) => {
+    const status = await request('surface.status', { surface_id: surfaceId });
+    if (status.reason === 'declared' || status.reason === 'capable') return status.status !== 'busy' ? { state: status.state } : null;
+    if (status.reason === 'detecting') return null;
+    const generation = status.output_generation ?? 0;
+    const seen = quiet.get(surfaceId);
+    if (!seen || seen.generation !== generation) quiet.set(surfaceId, { generation, since: Date.now() });
+    else if (Date.now() - seen.since >= forMs) return { state: status.state };
+    return null;
+  };
+}
+
+/** The first of the pane's last `lines` lines that matches; text already on screen counts. */
+export async function matchingLine(surfaceId: number, regex: RegExp, lines = 200): Promise<string | null> {
+  const { text } = await request('surface.read', { surface_id: surfaceId, lines, fenced: false });
+  return text.split('\n').find((line) => regex.test(line)) ?? null;
+}
+
+/** REFERENCE.md §4.6: a pattern in the last 200 lines, or the end of a turn, for one pane, any or all. */
 export async function wait(selector: string, options: WaitOptions): Promise<number> {
   let regex: RegExp | null = null;
   if (options.pattern !== undefined) {
@@ -38,90 +59,32 @@ export async function wait(selector: string, options: WaitOptions): Promise<numb
   }
   const targets = await resolveSelector(selector, options.scope, options.any || options.all);
   const ids = targets.map((t) => t.surface_id);
-  const quiet = new Map<number, { generation: number; since: number }>();
+  const idle = idleCheck(options.forMs);
   const done = new Map<number, Outcome>();
-  let checking = false;
-  let again = false;
-  let settled = false;
-  let finish: (code: number) => void = () => undefined;
-  const finished = new Promise<number>((resolve) => {
-    finish = (code) => {
-      settled = true;
-      resolve(code);
-    };
-  });
-
-  const check = async (id: number): Promise<Outcome | null> => {
-    if (regex) {
-      const { text } = await request('surface.read', { surface_id: id, lines: 200, fenced: false });
-      const line = text.split('\n').find((l) => regex!.test(l));
-      if (line !== undefined) {
-        const { state } = await request('surface.status', { surface_id: id });
-        return { surface_id: id, matched: 'pattern', state, line };
-      }
-    }
-    if (options.idle) {
-      const status = await request('surface.status', { surface_id: id });
-      if (status.reason === 'declared' || status.reason === 'capable') {
-        if (status.status !== 'busy') return { surface_id: id, matched: 'idle', state: status.state };
-      } else if (status.reason !== 'detecting') {
-        // Declares nothing: idle once its output has not moved for --for ms.
-        const generation = status.output_generation ?? 0;
-        const seen = quiet.get(id);
-        if (!seen || seen.generation !== generation) quiet.set(id, { generation, since: Date.now() });
-        else if (Date.now() - seen.since >= options.forMs) return { surface_id: id, matched: 'idle', state: status.state };
-      }
-    }
-    return null;
+  const outcomeOf = async (id: number): Promise<Outcome | null> => {
+    const line = regex ? await matchingLine(id, regex) : null;
+    if (line !== null) return { surface_id: id, matched: 'pattern', state: (await request('surface.status', { surface_id: id })).state, line };
+    const quiet = options.idle ? await idle(id) : null;
+    return quiet ? { surface_id: id, matched: 'idle', state: quiet.state } : null;
   };
-
-  const run = async () => {
-    if (checking) {
-      again = true;
-      return;
-    }
-    checking = true;
-    try {
-      do {
-        again = false;
-        for (const id of ids) {
-          if (done.has(id)) continue;
-          const outcome = await check(id);
-          if (!outcome) continue;
-          done.set(id, outcome);
-          if (!options.all) {
-            printJson(outcome);
-            return finish(0);
-          }
-        }
-        if (options.all && done.size === ids.length) {
-          printJson({ results: ids.map((id) => done.get(id)) });
-          return finish(0);
-        }
-      } while (again);
-    } catch (error) {
-      process.stderr.write(`paneflow: ${(error as Error).message}\n`);
-      finish(error instanceof CliError ? error.exitCode : 1);
-    } finally {
-      checking = false;
-    }
-  };
-
-  const stream = await subscribe({ surfaces: ids, types: ['surface_changed', 'status_changed'] }, () => void run());
-  stream.onClose(() => {
-    if (settled) return;
-    process.stderr.write('paneflow: lost the connection to serve\n');
-    finish(1);
-  });
-  const ticker = setInterval(() => void run(), RECHECK_MS);
-  const timeout = setTimeout(() => {
+  const result = await waitUntil(
+    { surfaces: ids, types: ['surface_changed', 'status_changed'] },
+    async () => {
+      for (const id of ids) {
+        if (done.has(id)) continue;
+        const outcome = await outcomeOf(id);
+        if (!outcome) continue;
+        if (!options.all) return outcome;
+        done.set(id, outcome);
+      }
+      return options.all && done.size === ids.length ? { results: ids.map((id) => done.get(id)) } : null;
+    },
+    { timeoutMs: options.timeoutS * 1000 },
+  );
+  if (result === null) {
     process.stderr.write(`paneflow: wait timed out after ${options.timeoutS} s\n`);
-    finish(4);
-  }, options.timeoutS * 1000);
-  void run();
-  const code = await finished;
-  clearInterval(ticker);
-  clearTimeout(timeout);
-  stream.destroy();
-  return code;
+    return 4;
+  }
+  printJson(result);
+  return 0;
 }

@@ -1,11 +1,10 @@
 import type { Endpoints } from '@paneflow/instance';
 import { ErrorCode, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type UnnumberedHostFrame } from '@paneflow/protocol';
-import { RpcServer } from '@paneflow/rpc';
+import { RpcServer, type Handlers } from '@paneflow/rpc';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Follower } from './follower';
-import { hostMethods } from './host-methods';
 import { ManifestStore } from './manifests';
 import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
 
@@ -24,7 +23,7 @@ export class Host {
   /** Frames sent so far, to every follower. */
   private frameSeq = 0;
   private readonly pendingAnnouncements = new Map<string, Set<'status' | 'output'>>();
-  private readonly server: RpcServer<HostMethods>;
+  private server: RpcServer<HostMethods> | null = null;
 
   constructor(
     readonly endpoints: Endpoints,
@@ -32,18 +31,12 @@ export class Host {
     private readonly log: (message: string) => void,
   ) {
     this.manifests = new ManifestStore(join(endpoints.home, 'host', 'sessions'), (session) => this.sessions.get(session.id) === session, log);
-    this.server = new RpcServer<HostMethods>({
-      methods: HostMethods,
-      handlers: hostMethods(this),
-      mode: 'multi',
-      first: 'host.hello',
-      lineDeadlineMs: REQUEST_DEADLINE_MS,
-      log,
-    });
   }
 
-  async start(): Promise<void> {
+  /** Adopts an earlier host's manifests, then answers on `host.sock` with these methods (host-methods.ts). */
+  async start(handlers: Handlers<HostMethods>): Promise<void> {
     this.manifests.adopt();
+    this.server = new RpcServer<HostMethods>({ methods: HostMethods, handlers, mode: 'multi', first: 'host.hello', lineDeadlineMs: REQUEST_DEADLINE_MS, log: this.log });
     await this.server.listen(this.endpoints.hostSocket);
   }
 
@@ -230,7 +223,7 @@ export class Host {
   /** Writes every pending manifest and closes the socket; sessions must be over already. */
   async shutdown(): Promise<void> {
     this.manifests.flush(this.sessions.values());
-    await this.server.close();
+    await this.server?.close();
     for (const session of this.sessions.values()) session.dispose();
     this.onShutdown();
   }

@@ -5,6 +5,7 @@ import { RpcConnection } from '@paneflow/rpc';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Host } from './host';
+import { hostMethods } from './host-methods';
 
 const USAGE = `usage: paneflow-host [--home DIR] <command>
 
@@ -33,7 +34,7 @@ daemonMain({
         process.exit(0);
       };
       try {
-        await host.start();
+        await host.start(hostMethods(host));
       } catch (error) {
         owner.release();
         fail(`cannot start: ${(error as Error).message}`);

@@ -1,4 +1,5 @@
 import { StatusObject, validate } from '@paneflow/protocol';
+import { until } from '@paneflow/testing';
 import { screenMatching, startInstance, type Frame, type Instance } from './helpers';
 
 let pf: Instance;
@@ -126,6 +127,24 @@ describe('an agent turn', () => {
     await events.next((f) => statusFor(surface)(f) && f.reason === 'detecting');
     const noSignal = await events.next((f) => statusFor(surface)(f) && f.reason === 'no_signal');
     expect(noSignal).toMatchObject({ state: 'unknown_running', status: 'idle' });
+  });
+
+  test('an agent that execs into another in the same pid is the new agent', async () => {
+    // perl names itself codex and says so (output makes the host look), then execs the fixture
+    // agent as claude: one pid, one start time.
+    const command = `perl -e '$0 = "codex"; $| = 1; print "as codex\\n"; sleep 2; exec "claude"'`;
+    const up = await pf.call('workspace.up', { name: 'exec', layout: 'even_h', panes: [{ cwd: pf.dir, command, focus: false, env: {} }] });
+    const surface = up.surfaces[0].surface_id;
+    const asCodex = await until(async () => {
+      const status = await pf.call('surface.status', { surface_id: surface });
+      return status.runtime_id === 'codex' ? status : null;
+    }, 'seen as codex');
+    const asClaude = await until(async () => {
+      const status = await pf.call('surface.status', { surface_id: surface });
+      return status.runtime_id === 'claude-code' ? status : null;
+    }, 'seen as claude after the exec');
+    expect(asClaude.pid).toBe(asCodex.pid);
+    expect(asClaude).toMatchObject({ tool: 'claude', reason: 'declared' });
   });
 
   test('a pane with no agent says idle and no_agent; its declared status stays on the row', async () => {

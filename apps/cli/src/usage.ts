@@ -1,8 +1,13 @@
+import { UsageError } from './errors';
+
 /** What a flag takes: nothing, a string, a whole number, or a string each time it repeats. */
 export type FlagKind = 'boolean' | 'string' | 'integer' | 'repeat';
 
+/** Which bundle carries a verb: a call loads only its own (apps/cli/README.md). */
+export type Family = 'panes' | 'agents' | 'instance' | 'osc' | 'integrations' | 'specs';
+
 export interface VerbSpec {
-  /** One word, or two for a verb with a subcommand (`host start`). */
+  /** One word, or two for a verb of a group (`host start`). */
   name: string;
   aliases?: string[];
   summary: string;
@@ -12,6 +17,7 @@ export interface VerbSpec {
   example: string;
   /** More lines for --help. */
   details?: string;
+  family: Family;
 }
 
 export interface Parsed {
@@ -19,10 +25,14 @@ export interface Parsed {
   flags: Record<string, string | number | boolean | string[] | undefined>;
 }
 
-/** A usage error: exit 2, usage on stderr, nothing started. */
-export class UsageError extends Error {}
-
-export function parseArgs(spec: VerbSpec, argv: string[]): Parsed {
+/**
+ * A verb's words after its name, read as REFERENCE.md §4.1 wants before anything starts: an
+ * unknown flag, a flag without its value, a number that is not one, a missing or extra argument
+ * is a usage error. citty carries the verb tree and routes to the verb; its own argument parsing
+ * (node:util's, lenient) would let unknown flags through, keep only the last of a repeated flag
+ * and read a text that starts with '-' as short options, so a verb reads its words here.
+ */
+export function checkArgs(spec: VerbSpec, argv: string[]): Parsed {
   const flags: Parsed['flags'] = {};
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -37,7 +47,7 @@ export function parseArgs(spec: VerbSpec, argv: string[]): Parsed {
     }
     const eq = token.indexOf('=');
     const name = token.slice(2, eq === -1 ? undefined : eq);
-    const flag = spec.flags[name];
+    const flag = Object.hasOwn(spec.flags, name) ? spec.flags[name] : undefined;
     if (!flag) throw new UsageError(`unknown flag '--${name}' for '${spec.name}'`);
     if (flag.kind === 'boolean') {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`);
@@ -49,9 +59,8 @@ export function parseArgs(spec: VerbSpec, argv: string[]): Parsed {
     if (flag.kind === 'integer') {
       if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} needs a whole number, not '${value}'`);
       flags[name] = Number(value);
-    } else if (flag.kind === 'repeat') {
-      flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
-    } else flags[name] = value;
+    } else if (flag.kind === 'repeat') flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
+    else flags[name] = value;
   }
   const args: Parsed['args'] = {};
   let at = 0;
@@ -86,4 +95,21 @@ export function helpText(spec: VerbSpec): string {
   if (spec.details) lines.push('', spec.details);
   lines.push('', `example: ${spec.example}`);
   return lines.join('\n');
+}
+
+/** `paneflow --help`. */
+export function overview(verbs: VerbSpec[]): string {
+  const width = Math.max(...verbs.map((v) => v.name.length));
+  return [
+    'usage: paneflow [<verb> [args…]]',
+    '',
+    'Paneflow: a terminal workspace for AI coding agents. With no verb it opens the desktop app, or',
+    'where none can run, starts Paneflow headless with a demo and shows the live agent table.',
+    '',
+    'verbs:',
+    ...verbs.map((v) => `  ${v.name.padEnd(width)}  ${v.summary.split('. ')[0].replace(/\.$/, '')}`),
+    '',
+    "'paneflow <verb> --help' shows a verb's flags and an example. JSON goes to stdout, messages",
+    'to stderr. Exit codes: 0 ok, 1 runtime error, 2 usage, 3 target not found or ambiguous, 4 timeout.',
+  ].join('\n');
 }

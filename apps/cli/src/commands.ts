@@ -1,0 +1,266 @@
+import type { VerbSpec } from './usage';
+
+/**
+ * Every verb of REFERENCE.md §4.3: its words, flags, help and the family that runs it. Data only,
+ * so that routing a call and printing help load nothing else.
+ */
+
+const SCOPE = { scope: { kind: 'string', value: 'workspace|all', help: 'where names resolve (default: this workspace)' } } as const;
+const JSON_FLAG = { json: { kind: 'boolean', help: 'print the result object as JSON' } } as const;
+const TARGET_HELP = 'target: a surface id, a pane name (exact, any case, or a unique prefix), cmdline:<text> or cwd:<path>';
+
+const integrations: VerbSpec[] = (
+  [
+    ['hooks setup', 'Install the hooks (and the MCP server) for every detected agent.', 'Claude Code: $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json); Codex: $CODEX_HOME/hooks.json. Idempotent; your own hooks stay; <file>.bak before the first change. Exit 1 if a runtime failed.'],
+    ['hooks status', "Show each agent's hook state (installed, partial, outdated, absent, not_detected).", 'Always exits 0.'],
+    ['hooks uninstall', "Remove Paneflow's hooks and MCP server entries, and nothing else.", 'Exit 1 if a runtime failed.'],
+    ['mcp install', 'Register paneflow-mcp with every detected agent.', 'Claude Code: ~/.claude.json mcpServers.paneflow (as `claude mcp add --scope user` writes it); Codex: $CODEX_HOME/config.toml [mcp_servers.paneflow].'],
+    ['mcp status', "Show each agent's MCP registration.", 'Always exits 0.'],
+    ['mcp uninstall', 'Remove the paneflow-mcp registration.', 'Exit 1 if a runtime failed.'],
+  ] as const
+).map(([name, summary, details]): VerbSpec => ({ name, summary, details, args: [], flags: {}, example: `paneflow ${name}`, family: 'integrations' }));
+
+const hostVerbs: VerbSpec[] = (['start', 'status', 'stop'] as const).map((sub): VerbSpec => ({
+  name: `host ${sub}`,
+  summary: { start: 'Ensure the host runs; prints {pid, endpoint, home, protocol, adopted}.', status: 'Print host.status; exit 1 when no host runs.', stop: 'Stop the host; refused while sessions are live unless --force.' }[sub],
+  args: [],
+  flags: sub === 'stop' ? { force: { kind: 'boolean', help: 'stop every live session first' } } : {},
+  example: `paneflow host ${sub}`,
+  family: 'instance',
+}));
+
+const serveVerbs: VerbSpec[] = (['start', 'status', 'stop', 'run'] as const).map((sub): VerbSpec => ({
+  name: `serve ${sub}`,
+  summary: {
+    start: 'Ensure serve runs (and the host); adopts a running one.',
+    status: 'Print {pid, protocol, home, sessions, capabilities}; exit 1 when serve is not running.',
+    stop: 'Stop serve after letting requests and streams drain.',
+    run: 'Run serve in the foreground.',
+  }[sub],
+  args: [],
+  flags: sub === 'stop' ? { 'drain-ms': { kind: 'integer', value: 'N', help: 'how long to let them drain (default 5000)' } } : {},
+  example: `paneflow serve ${sub}`,
+  family: 'instance',
+}));
+
+export const VERBS: VerbSpec[] = [
+  {
+    name: 'ls',
+    aliases: ['list_panes'],
+    summary: 'List the panes of this workspace (or every workspace with --scope all) as JSON {surfaces}.',
+    args: [],
+    flags: { human: { kind: 'boolean', help: 'a table instead of JSON' }, ...SCOPE },
+    example: 'paneflow ls --human --scope all',
+    family: 'panes',
+  },
+  {
+    name: 'read',
+    aliases: ['read_pane'],
+    summary: "Print a pane's text: its last lines (scrollback and screen), fenced as untrusted unless --raw.",
+    args: [{ name: 'target' }],
+    flags: {
+      lines: { kind: 'integer', value: 'N', help: 'how many lines (default 200, 1-4000)' },
+      offset: { kind: 'integer', value: 'N', help: 'skip this many lines from the end' },
+      ...JSON_FLAG,
+      raw: { kind: 'boolean', help: 'the text as it is, without the untrusted-output fence' },
+      ...SCOPE,
+    },
+    example: 'paneflow read api --lines 50 --raw',
+    details: TARGET_HELP,
+    family: 'panes',
+  },
+  {
+    name: 'search',
+    aliases: ['search_pane'],
+    summary: "Search a pane's kept lines for a text, case-insensitively; JSON {matches, truncated}.",
+    args: [{ name: 'target' }, { name: 'pattern' }],
+    flags: { max: { kind: 'integer', value: 'N', help: 'at most N matches (default 50, 1-1000)' }, human: { kind: 'boolean', help: "'line N: text' lines" }, ...SCOPE },
+    example: 'paneflow search api "error" --max 10 --human',
+    family: 'panes',
+  },
+  {
+    name: 'ps',
+    summary: 'Show every agent in every workspace and what it declared: a table, or {agents} with --json.',
+    args: [],
+    flags: { ...JSON_FLAG },
+    example: 'paneflow ps',
+    family: 'agents',
+  },
+  {
+    name: 'status',
+    summary: "One pane's agent status: a line, or the status object with --json. A pane with no agent is idle, no_agent.",
+    args: [{ name: 'target' }],
+    flags: { ...JSON_FLAG, ...SCOPE },
+    example: 'paneflow status lead --json',
+    family: 'agents',
+  },
+  {
+    name: 'new',
+    summary: 'Create a workspace with one shell pane (starting Paneflow if it is not running).',
+    args: [],
+    flags: { name: { kind: 'string', value: 'NAME', help: 'the workspace name' }, cwd: { kind: 'string', value: 'DIR', help: 'where the shell starts (must exist)' } },
+    example: 'paneflow new --name api --cwd ~/src/api',
+    family: 'panes',
+  },
+  {
+    name: 'select',
+    summary: 'Make the workspace at this zero-based index the active one.',
+    args: [{ name: 'index' }],
+    flags: {},
+    example: 'paneflow select 1',
+    family: 'panes',
+  },
+  {
+    name: 'split',
+    summary: 'Split a pane (the focused one, or --target): h puts the new shell beside it, v below.',
+    args: [{ name: 'direction' }],
+    flags: { target: { kind: 'string', value: 'SEL', help: 'the pane to split' } },
+    example: 'paneflow split v --target api',
+    family: 'panes',
+  },
+  {
+    name: 'focus',
+    summary: 'Focus a pane, and select its workspace.',
+    args: [{ name: 'target' }],
+    flags: { ...SCOPE },
+    example: 'paneflow focus lead',
+    family: 'panes',
+  },
+  {
+    name: 'send',
+    summary: "Type text into a pane, verbatim (no CR unless --submit). '-' reads the text from stdin.",
+    args: [{ name: 'target' }, { name: 'text' }],
+    flags: {
+      submit: { kind: 'boolean', help: 'press Enter after it; to an agent, confirmed by its state' },
+      paste: { kind: 'boolean', help: 'send it as a paste (agents get one anyway)' },
+      broadcast: { kind: 'boolean', help: 'to every pane the target matches' },
+      'report-file': { kind: 'string', value: 'PATH', help: 'ask the agent to write its report there and print REPORT_DONE <path>' },
+      force: { kind: 'boolean', help: 'submit even to an agent that is thinking or waiting' },
+      ...SCOPE,
+    },
+    example: 'paneflow send lead "Run the tests, then summarise." --submit',
+    details: 'Needs serve started with PANEFLOW_IPC_SCRIPTING=1 (or ai_unrestricted in the config).',
+    family: 'panes',
+  },
+  {
+    name: 'key',
+    summary: 'Press a key in a pane. Keys that would submit (enter, ctrl-m, ctrl-j) are refused.',
+    details: 'keystroke: [ctrl-|alt-|shift-]*<name>, name a character, space, tab, escape, backspace, delete, insert,\nup, down, left, right, home, end, pageup, pagedown or f1-f12. Needs PANEFLOW_IPC_SCRIPTING=1.',
+    args: [{ name: 'target' }, { name: 'keystroke' }],
+    flags: { ...SCOPE },
+    example: 'paneflow key lead ctrl-c',
+    family: 'panes',
+  },
+  {
+    name: 'wait',
+    summary: 'Wait until a pane shows a pattern (--pattern) or its turn ends or its output settles (--idle). Exit 4 on timeout.',
+    args: [],
+    flags: {
+      match: { kind: 'string', value: 'SEL', help: 'the pane(s) to watch (required)' },
+      pattern: { kind: 'string', value: 'RE', help: 'a regular expression tested against each of the last 200 lines' },
+      idle: { kind: 'boolean', help: "a declaring agent's turn is over; anything else has been quiet for --for ms" },
+      for: { kind: 'integer', value: 'MS', help: 'quiet time for panes that declare nothing (default 1000)' },
+      timeout: { kind: 'integer', value: 'S', help: 'give up after S seconds, exit 4 (default 300)' },
+      any: { kind: 'boolean', help: 'every matching pane; the first to satisfy wins' },
+      all: { kind: 'boolean', help: 'every matching pane; wait for all of them' },
+      ...SCOPE,
+    },
+    example: 'paneflow wait --match lead --idle --timeout 600',
+    family: 'agents',
+  },
+  {
+    name: 'watch',
+    summary: 'Print every event as one JSON line, the subscription first, until Ctrl-C (exit 0) or a lost connection (exit 1).',
+    args: [],
+    flags: {
+      surface: { kind: 'repeat', value: 'SEL', help: 'only these panes' },
+      type: { kind: 'repeat', value: 'T', help: 'only these event types' },
+      'events-only': { kind: 'boolean', help: 'leave out the subscription and heartbeats' },
+    },
+    example: 'paneflow watch --surface lead --type status_changed --type notification',
+    family: 'agents',
+  },
+  {
+    name: 'sessions',
+    summary: 'List the sessions behind the panes (a table, or {sessions} with --json); `sessions ack <id>…` clears unread.',
+    args: [
+      { name: 'action', optional: true },
+      { name: 'ids', optional: true, rest: true },
+    ],
+    flags: { ...JSON_FLAG, follow: { kind: 'boolean', help: 'print a line per status or session change, reconnecting' } },
+    example: 'paneflow sessions --json',
+    family: 'agents',
+  },
+  {
+    name: 'up',
+    summary: 'Start a workspace from a spec file.',
+    args: [{ name: 'file' }],
+    flags: { 'dry-run': { kind: 'boolean', help: 'print the resolved plan; touch nothing' } },
+    example: 'paneflow up team.toml --dry-run',
+    details: 'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 (or scripting). Spec: REFERENCE.md §5.1; see examples/.',
+    family: 'specs',
+  },
+  {
+    name: 'flow run',
+    summary: 'Run a multi-agent flow from a spec file.',
+    args: [{ name: 'file' }],
+    flags: { 'dry-run': { kind: 'boolean', help: 'validate and print the plan' }, ...JSON_FLAG, ...SCOPE },
+    example: 'paneflow flow run review.toml --json',
+    details: 'Steps that submit need serve with PANEFLOW_IPC_SCRIPTING=1. Spec: REFERENCE.md §5.5; see examples/.',
+    family: 'specs',
+  },
+  ...integrations,
+  {
+    name: 'emit',
+    summary: 'Write an OSC 7501 status report to the controlling terminal (for scripts and hooks).',
+    args: [{ name: 'state' }],
+    flags: {
+      kind: { kind: 'string', value: 'K', help: 'permission, question or auth (with blocked)' },
+      msg: { kind: 'string', value: 'TEXT', help: 'a one-line message' },
+      app: { kind: 'string', value: 'NAME', help: 'the program name' },
+      id: { kind: 'string', value: 'ID', help: 'a child record, such as build/test' },
+      progress: { kind: 'integer', value: 'N', help: '0-100 (with working or blocked)' },
+      title: { kind: 'string', value: 'TEXT', help: 'a short title' },
+    },
+    example: "paneflow emit blocked --kind permission --msg 'Apply the migration?'",
+    details: 'state: idle, working, done, blocked, error, or clear (removes the record and its children)',
+    family: 'osc',
+  },
+  {
+    name: 'decode',
+    summary: 'Read terminal output on stdin; print each OSC 7501 sequence in it as one JSON line.',
+    args: [],
+    flags: {},
+    example: 'cat session.log | paneflow decode',
+    family: 'osc',
+  },
+  {
+    name: 'strip',
+    summary: 'Copy stdin to stdout without its OSC 7501 sequences; every other byte unchanged.',
+    args: [],
+    flags: {},
+    example: 'cat session.log | paneflow strip > clean.log',
+    family: 'osc',
+  },
+  {
+    name: 'start',
+    summary: 'Start the host and serve, detached, if they are not running.',
+    args: [],
+    flags: {},
+    example: 'PANEFLOW_IPC_SCRIPTING=1 paneflow start',
+    family: 'instance',
+  },
+  {
+    name: 'stop',
+    summary: 'Stop serve, then the host; refused while sessions are live unless --force, which stops them.',
+    args: [],
+    flags: { force: { kind: 'boolean', help: 'stop every live session too' } },
+    example: 'paneflow stop --force',
+    family: 'instance',
+  },
+  ...hostVerbs,
+  ...serveVerbs,
+];
+
+/** Verbs of a group (`host start`, `flow run`) are its subcommands. */
+export const GROUPS = [...new Set(VERBS.filter((v) => v.name.includes(' ')).map((v) => v.name.split(' ')[0]))];

@@ -1,0 +1,12 @@
+/** A failure with the exit code REFERENCE.md §4.1 gives it; the message goes to stderr. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A usage error: exit 2, usage on stderr, nothing started. */
+export class UsageError extends Error {}

@@ -1,0 +1,94 @@
+// The verbs about agents and what they declared: ps, status, wait, watch, sessions.
+import type { EventType } from '@paneflow/protocol/events';
+import { CliError } from '../errors';
+import { request, subscribe } from '../instance';
+import { agentTable, printJson, sessionTable, statusLine } from '../output';
+import { resolveOne, resolveSelector } from '../select';
+import { wait } from '../wait';
+import { flag, scopeOf, str, type Run } from './common';
+
+/** Resolves 0 on Ctrl-C, 1 when the stream is lost. */
+function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () => void): void }): Promise<number> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => {
+      stream.destroy();
+      resolve(0);
+    });
+    stream.onClose(() => resolve(1));
+  });
+}
+
+export const run: Record<string, Run> = {
+  async ps(p) {
+    const result = await request('fleet.list', {});
+    if (flag(p, 'json')) printJson(result);
+    else process.stdout.write(agentTable(result.agents) + '\n');
+    return 0;
+  },
+  async status(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    const status = await request('surface.status', { surface_id: target.surface_id });
+    if (flag(p, 'json')) printJson(status);
+    else process.stdout.write(statusLine(status) + '\n');
+    return 0;
+  },
+  async wait(p) {
+    const match = flag(p, 'match');
+    if (!match) throw new CliError('wait needs --match SEL', 2);
+    if (flag(p, 'pattern') === undefined && !flag(p, 'idle')) throw new CliError('wait needs --pattern RE or --idle (or both)', 2);
+    if (flag(p, 'any') && flag(p, 'all')) throw new CliError('--any and --all cannot go together', 2);
+    return wait(match, {
+      pattern: flag(p, 'pattern'),
+      idle: !!flag(p, 'idle'),
+      forMs: flag<number>(p, 'for') ?? 1000,
+      timeoutS: flag<number>(p, 'timeout') ?? 300,
+      any: !!flag(p, 'any'),
+      all: !!flag(p, 'all'),
+      scope: scopeOf(p),
+    });
+  },
+  async watch(p) {
+    const selectors = flag<string[]>(p, 'surface') ?? [];
+    const surfaces: number[] = [];
+    for (const selector of selectors) surfaces.push(...(await resolveSelector(selector, 'all', true)).map((s) => s.surface_id));
+    const types = flag<string[]>(p, 'type') as EventType[] | undefined;
+    const eventsOnly = !!flag(p, 'events-only');
+    const params = { ...(selectors.length ? { surfaces } : {}), ...(types ? { types } : {}) };
+    // `subscribed` says every later event will be seen: printed once serve has the subscription,
+    // and before a first frame that came with serve's answer.
+    let announced = eventsOnly;
+    const announce = () => {
+      if (!announced) printJson({ type: 'subscribed', surfaces: params.surfaces ?? null, types: types ?? null });
+      announced = true;
+    };
+    const stream = await subscribe(params, (frame) => {
+      if (eventsOnly && frame.type === 'heartbeat') return;
+      announce();
+      printJson(frame);
+    });
+    announce();
+    return untilInterruptOrLoss(stream);
+  },
+  async sessions(p) {
+    const action = p.args.action as string | undefined;
+    if (action !== undefined && action !== 'ack') throw new CliError(`unknown sessions action '${action}'; see \`paneflow sessions --help\``, 2);
+    if (action === 'ack') {
+      const ids = p.args.ids as string[];
+      if (ids.length === 0) throw new CliError('sessions ack needs session ids', 2);
+      printJson(await request('session.ack', { sessions: ids }));
+      return 0;
+    }
+    if (!flag(p, 'follow')) {
+      const result = await request('session.list', {});
+      if (flag(p, 'json')) printJson(result);
+      else process.stdout.write(sessionTable(result.sessions) + '\n');
+      return 0;
+    }
+    // One line per transition, across losses of serve: it reconnects every second.
+    for (;;) {
+      const code = await subscribe({ types: ['status_changed', 'session_changed'] }, (frame) => printJson(frame)).then(untilInterruptOrLoss, () => 1);
+      if (code === 0) return 0;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  },
+};

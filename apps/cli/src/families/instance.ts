@@ -1,0 +1,48 @@
+// The instance: start and stop it, one daemon at a time, or the main job with no verb at all.
+import { desktopLaunch } from '@paneflow/instance/desktop';
+import { programCommand, type ProgramName } from '@paneflow/instance/programs';
+import { spawn, spawnSync } from 'node:child_process';
+import { CliError } from '../errors';
+import { headless } from '../headless';
+import { ensureInstance, instanceEndpoints, request } from '../instance';
+import { printJson } from '../output';
+import { flag, type Run } from './common';
+
+/** Runs another Paneflow program with these arguments, its output and exit code passed through. */
+function delegate(program: ProgramName, args: string[]): number {
+  const [node, script] = programCommand(program);
+  const home = process.env.PANEFLOW_HOME;
+  const result = spawnSync(node, [script, ...(home ? ['--home', home] : []), ...args], { stdio: 'inherit' });
+  return result.status ?? 1;
+}
+
+const hostVerb = (sub: string): Run => async (p) => delegate('paneflow-host', [sub, ...(flag(p, 'force') ? ['--force'] : [])]);
+const serveVerb = (sub: string): Run => async (p) => delegate('paneflow-serve', [sub, ...(flag(p, 'drain-ms') !== undefined ? ['--drain-ms', String(flag(p, 'drain-ms'))] : [])]);
+
+export const run: Record<string, Run> = {
+  /** `paneflow` alone: the desktop app where it can open, detached; else headless, saying why. */
+  async ''() {
+    const launch = desktopLaunch();
+    if ('unavailable' in launch) return headless(launch.unavailable);
+    const [binary, ...args] = launch.command;
+    spawn(binary, args, { detached: true, stdio: 'ignore' }).unref();
+    return 0;
+  },
+  async start() {
+    const serve = await ensureInstance();
+    printJson({ serve, home: instanceEndpoints().home });
+    return 0;
+  },
+  async stop(p) {
+    const live = await request('session.list', {})
+      .then((r) => r.sessions.filter((s) => s.live).map((s) => s.session))
+      .catch(() => [] as string[]);
+    if (live.length > 0 && !flag(p, 'force')) {
+      throw new CliError(`refused: ${live.length} session(s) live (use --force to stop them):\n${live.map((s) => `  ${s}`).join('\n')}`, 1);
+    }
+    delegate('paneflow-serve', ['stop']);
+    return delegate('paneflow-host', ['stop', ...(flag(p, 'force') ? ['--force'] : [])]);
+  },
+  ...Object.fromEntries(['start', 'status', 'stop'].map((sub) => [`host ${sub}`, hostVerb(sub)])),
+  ...Object.fromEntries(['start', 'status', 'stop', 'run'].map((sub) => [`serve ${sub}`, serveVerb(sub)])),
+};

@@ -1,0 +1,88 @@
+// The verbs about panes and workspaces: list, read, search, make, select, split, focus, type, press.
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CliError } from '../errors';
+import { ensureInstance, request } from '../instance';
+import { printJson, surfaceTable } from '../output';
+import { resolveOne } from '../select';
+import { send } from '../send';
+import { callerWorkspace, flag, scopeOf, str, type Run } from './common';
+
+export const run: Record<string, Run> = {
+  async ls(p) {
+    const scope = scopeOf(p);
+    const result = await request('surface.list', scope === 'all' ? { scope } : { scope, ...callerWorkspace() });
+    if (flag(p, 'human')) process.stdout.write(surfaceTable(result.surfaces) + '\n');
+    else printJson(result);
+    return 0;
+  },
+  async read(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    const result = await request('surface.read', {
+      surface_id: target.surface_id,
+      ...(flag<number>(p, 'lines') !== undefined ? { lines: flag<number>(p, 'lines') } : {}),
+      ...(flag<number>(p, 'offset') !== undefined ? { offset: flag<number>(p, 'offset') } : {}),
+      ...(flag(p, 'raw') ? { fenced: false } : {}),
+      scope: scopeOf(p),
+    });
+    if (flag(p, 'json')) printJson(result);
+    else process.stdout.write(result.text + '\n');
+    return 0;
+  },
+  async search(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    const result = await request('surface.search', {
+      surface_id: target.surface_id,
+      pattern: str(p, 'pattern'),
+      ...(flag<number>(p, 'max') !== undefined ? { max_matches: flag<number>(p, 'max') } : {}),
+      scope: scopeOf(p),
+    });
+    if (!flag(p, 'human')) printJson(result);
+    else {
+      for (const m of result.matches) process.stdout.write(`line ${m.line}: ${m.text}\n`);
+      if (result.matches.length === 0) process.stdout.write('(no matches)\n');
+      if (result.truncated) process.stdout.write('(more matches not shown)\n');
+    }
+    return 0;
+  },
+  async new(p) {
+    const cwd = flag(p, 'cwd');
+    if (cwd !== undefined && (!existsSync(cwd) || !statSync(cwd).isDirectory())) throw new CliError(`--cwd ${cwd} is not a directory`, 2);
+    await ensureInstance();
+    const name = flag(p, 'name');
+    printJson(await request('workspace.create', { ...(name ? { name } : {}), ...(cwd ? { cwd: resolve(cwd) } : {}) }));
+    return 0;
+  },
+  async select(p) {
+    const index = str(p, 'index');
+    if (!/^\d+$/.test(index)) throw new CliError(`<index> is a zero-based number, not '${index}'`, 2);
+    printJson(await request('workspace.select', { index: Number(index) }));
+    return 0;
+  },
+  async split(p) {
+    const direction = str(p, 'direction');
+    if (!['h', 'horizontal', 'v', 'vertical'].includes(direction)) throw new CliError(`<direction> is h, horizontal, v or vertical, not '${direction}'`, 2);
+    const target = flag(p, 'target') !== undefined ? await resolveOne(flag(p, 'target')!, 'workspace') : null;
+    printJson(await request('surface.split', { direction: direction as 'h', ...(target ? { surface_id: target.surface_id } : {}) }));
+    return 0;
+  },
+  async focus(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    printJson(await request('surface.focus', { surface_id: target.surface_id }));
+    return 0;
+  },
+  send: (p) =>
+    send(str(p, 'target'), str(p, 'text'), {
+      submit: !!flag(p, 'submit'),
+      paste: !!flag(p, 'paste'),
+      broadcast: !!flag(p, 'broadcast'),
+      force: !!flag(p, 'force'),
+      reportFile: flag(p, 'report-file'),
+      scope: scopeOf(p),
+    }),
+  async key(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    printJson(await request('surface.send_keystroke', { surface_id: target.surface_id, keystroke: str(p, 'keystroke'), scope: scopeOf(p), ...callerWorkspace() }));
+    return 0;
+  },
+};
