@@ -1,12 +1,12 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { LayoutNameSchema, type LayoutName } from '@paneflow/protocol';
 import { Compile } from 'typebox/compile';
 import { locate, SpecError, type Problem } from './problems';
 import { parseToml } from './toml';
 import { references, substitute } from './variables';
 import { worktreePath } from './worktree';
 
-export const LAYOUTS = ['even_h', 'even_v', 'main_vertical', 'tiled'] as const;
-export type Layout = (typeof LAYOUTS)[number];
+export type Layout = LayoutName;
 export const MAX_PANES = 32;
 export const PORT_STRIDE = 10;
 
@@ -33,7 +33,7 @@ export type PaneSpec = Static<typeof PaneSpec>;
 
 export const WorkspaceFields = {
   name: Type.Optional(Type.String({ minLength: 1 })),
-  layout: Type.Optional(Type.Union(LAYOUTS.map((l) => Type.Literal(l)))),
+  layout: Type.Optional(LayoutNameSchema),
   port_base: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65526 })),
 };
 // `panes` is checked by hand, for a message that says what to add.
