@@ -80,14 +80,21 @@ export class Grid {
   }
 
   /**
-   * Writes one character cell: `chars` is a base character and any combining marks after it,
-   * `width` defaults to the base's display width (at least 1). Outside the grid nothing happens.
+   * Writes one character cell: `chars` is a base character and the zero-width marks after it
+   * (anything else after the base is ignored; strings go through `writeText`). `width` defaults
+   * to the base's display width (at least 1). Outside the grid nothing happens.
    */
   setCell(x: number, y: number, chars: string, style: Style, width: 1 | 2 = charWidth(chars.codePointAt(0) ?? 0) === 2 ? 2 : 1): void {
     if (x < 0 || y < 0 || x >= this.cols || y >= this.rows) return;
     const codePoint = chars.codePointAt(0) ?? 0;
-    const cluster = chars.length > (codePoint > 0xffff ? 2 : 1) ? chars : null;
-    this.put(x, y, codePoint, cluster, width, style.fg, style.bg, style.attrs);
+    let end = codePoint > 0xffff ? 2 : 1;
+    const baseEnd = end;
+    while (end < chars.length) {
+      const mark = chars.codePointAt(end)!;
+      if (charWidth(mark) !== 0) break;
+      end += mark > 0xffff ? 2 : 1;
+    }
+    this.put(x, y, codePoint, end > baseEnd ? chars.slice(0, end) : null, width, style.fg, style.bg, style.attrs);
   }
 
   /**

@@ -5,3 +5,7 @@ export type { Cell, Rect } from './grid';
 export { charWidth } from './width';
 export { displayWidth, sanitizeForGrid, writeText } from './text';
 export type { WriteTextOptions } from './text';
+export { copyPane, paneCursor } from './pane';
+export type { CopyPaneOptions, PaneBuffer, PaneCell, PaneLine } from './pane';
+export { Renderer } from './render';
+export type { Cursor, CursorShape, RendererOptions } from './render';
