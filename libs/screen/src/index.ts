@@ -9,3 +9,5 @@ export { copyPane, paneCursor } from './pane';
 export type { CopyPaneOptions, PaneBuffer, PaneCell, PaneLine } from './pane';
 export { Renderer } from './render';
 export type { Cursor, CursorShape, RendererOptions } from './render';
+export { layoutPanes, neighbour, surfaceIds } from './layout';
+export type { BorderCell, Direction, Layout, LayoutNode, LayoutOptions, PaneLayout } from './layout';
