@@ -11,3 +11,7 @@ export { Renderer } from './render';
 export type { Cursor, CursorShape, RendererOptions } from './render';
 export { layoutPanes, neighbour, surfaceIds } from './layout';
 export type { BorderCell, Direction, Layout, LayoutNode, LayoutOptions, PaneLayout } from './layout';
+export { InputParser } from './input';
+export type { FocusEvent, InputEvent, KeyEvent, MouseButton, MouseEvent, PasteEvent } from './input';
+export { encodeFocus, encodeKey, encodeMouse, encodePaste } from './encode';
+export type { MouseTracking, PaneModes } from './encode';
