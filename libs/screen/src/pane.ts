@@ -24,6 +24,7 @@ export interface PaneCell {
   isInverse(): number;
   isInvisible(): number;
   isStrikethrough(): number;
+  isAttributeDefault(): boolean;
 }
 
 export interface PaneLine {
@@ -89,7 +90,8 @@ export function copyPane(grid: Grid, buffer: PaneBuffer, rect: Rect, options: Co
       line!.getCell(column, cell);
       const width = cell.getWidth();
       if (width === 0) {
-        // The right half of a wide character that starts left of the rectangle.
+        // No wide character before it here: the right half of one that starts left of the
+        // rectangle, or a combining mark xterm.js keeps alone at a line's start. A blank either way.
         grid.put(x++, y, 0, null, 1, fgOf(cell), bgOf(cell), attrsOfCell(cell));
         continue;
       }
@@ -100,7 +102,9 @@ export function copyPane(grid: Grid, buffer: PaneBuffer, rect: Rect, options: Co
         grid.put(x++, y, 0, null, 1, fgOf(cell), bgOf(cell), attrsOfCell(cell));
         continue;
       }
-      grid.put(x, y, codePoint, cluster, width === 2 ? 2 : 1, fgOf(cell), bgOf(cell), attrsOfCell(cell));
+      // Most cells have no colour or attribute at all: one call tells.
+      if (cell.isAttributeDefault()) grid.put(x, y, codePoint, cluster, width === 2 ? 2 : 1, DEFAULT_COLOR, DEFAULT_COLOR, 0);
+      else grid.put(x, y, codePoint, cluster, width === 2 ? 2 : 1, fgOf(cell), bgOf(cell), attrsOfCell(cell));
       x += width === 2 ? 2 : 1;
     }
     for (; x < right; x++) grid.put(x, y, 0, null, 1, DEFAULT_COLOR, DEFAULT_COLOR, 0);

@@ -130,9 +130,9 @@ export class Renderer {
 
   /** The bytes that take the terminal from the previous frame to `next` with `cursor`. */
   render(next: Grid, cursor: Cursor): string {
-    const out: string[] = [];
+    // Slot 0 is for the start of synchronized output, known to be needed only once cells change.
+    const out: string[] = [''];
     this.out = out;
-    out.push('');
     let screen = this.screen;
     if (screen === null || screen.cols !== next.cols || screen.rows !== next.rows) {
       screen = this.screen = new Grid(next.cols, next.rows);
@@ -143,17 +143,12 @@ export class Renderer {
       this.cursorVisible = null;
       this.cursorStyle = -1;
     }
-    const changed = this.drawCells(screen, next);
-    if (changed) {
-      if (this.synchronizedOutput) {
-        out[0] = `${ESC}[?2026h`;
-        out.push(`${ESC}[?2026l`);
-      }
+    if (this.drawCells(screen, next) && this.synchronizedOutput) {
+      out[0] = `${ESC}[?2026h`;
+      out.push(`${ESC}[?2026l`);
     }
     this.placeCursor(next, cursor);
-    const bytes = out.join('');
-    this.out = [];
-    return bytes;
+    return out.join('');
   }
 
   /** Writes every cell of `next` that differs from `screen`, and records it there; whether any did. */
