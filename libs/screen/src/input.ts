@@ -149,7 +149,7 @@ function sgrMouse(body: string, final: string): MouseEvent | null {
 }
 
 /** Where an escape sequence ends and what it is; `incomplete` when more input may finish it. */
-type Parsed = { end: number; event: InputEvent | null } | 'incomplete';
+type Parsed = { end: number; event: InputEvent } | 'incomplete';
 
 /**
  * Splits what a terminal sends in raw mode into keys, pastes, mouse reports and focus changes.
@@ -209,12 +209,17 @@ export class InputParser {
         i += length;
         continue;
       }
+      if (data.startsWith(PASTE_START, i)) {
+        this.paste = [];
+        i += PASTE_START.length;
+        continue;
+      }
       const parsed = this.escape(data, i, final);
       if (parsed === 'incomplete') {
         this.held = data.slice(i);
         return events;
       }
-      if (parsed.event) events.push(parsed.event);
+      events.push(parsed.event);
       i = parsed.end;
     }
     return events;
@@ -246,7 +251,9 @@ export class InputParser {
       if (next + 1 >= data.length) return final ? { end: next + 1, event: keyEvent(data.slice(start, next + 1), 'escape', false, true) } : 'incomplete';
       if (data[next + 1] === '[' || data[next + 1] === 'O') {
         const inner = this.escape(data, next, final);
-        if (inner === 'incomplete' || inner.event?.type !== 'key' || inner.event.key === null) return inner;
+        if (inner === 'incomplete') return inner;
+        // Alt with a key it knows; anything else after the first ESC is parsed on its own.
+        if (inner.event?.type !== 'key' || inner.event.key === null) return { end: next, event: characterKey(ESC) };
         const { key, ctrl, shift } = inner.event;
         return { end: inner.end, event: keyEvent(data.slice(start, inner.end), key, ctrl, true, shift) };
       }
@@ -271,10 +278,6 @@ export class InputParser {
     const sequence = data.slice(start, end);
     const body = data.slice(bodyStart, i);
     const finalByte = data[i];
-    if (sequence === PASTE_START) {
-      this.paste = [];
-      return { end, event: null };
-    }
     if (body === '' && (finalByte === 'I' || finalByte === 'O')) return { end, event: { type: 'focus', focused: finalByte === 'I' } };
     if (body.startsWith('<') && (finalByte === 'M' || finalByte === 'm')) {
       return { end, event: sgrMouse(body.slice(1), finalByte) ?? keyEvent(sequence, null) };

@@ -48,6 +48,14 @@ describe('keys', () => {
     }
   });
 
+  test('an ESC before a sequence that is not a known key is the Escape key, and the sequence parses on its own', () => {
+    expect(parse(`${ESC}${ESC}[99~`).map((e) => e.type === 'key' && [e.sequence, e.name])).toEqual([
+      [ESC, 'escape'],
+      [`${ESC}[99~`, null],
+    ]);
+    expect(parse(`${ESC}${ESC}[I`, `${ESC}${ESC}[200~x${ESC}[201~`).map((e) => e.type)).toEqual(['key', 'focus', 'key', 'paste']);
+  });
+
   test('a sequence broken by a character that cannot be in it is passed on, and parsing goes on', () => {
     expect(parse(`${ESC}[1\x01`).map((e) => e.type === 'key' && [e.sequence, e.name])).toEqual([
       [`${ESC}[1`, null],
@@ -173,7 +181,7 @@ describe('paste, mouse and focus', () => {
 // What the terminal can send, as canonical text: every token below is parsed back to itself.
 const token = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '中', '😀', 'é', '\r', '\t', '\x7f', '\x02', '\x00'), minLength: 1, maxLength: 4 }),
-  fc.constantFrom(`${ESC}[A`, `${ESC}OB`, `${ESC}[1;5C`, `${ESC}[3~`, `${ESC}[24;2~`, `${ESC}OP`, `${ESC}[Z`, `${ESC}[99~`, `${ESC}[?1;2c`, `${ESC}x`, `${ESC}${ESC}[D`),
+  fc.constantFrom(`${ESC}[A`, `${ESC}OB`, `${ESC}[1;5C`, `${ESC}[3~`, `${ESC}[24;2~`, `${ESC}OP`, `${ESC}[Z`, `${ESC}[99~`, `${ESC}[?1;2c`, `${ESC}x`, `${ESC}${ESC}[D`, `${ESC}${ESC}[99~`, `${ESC}${ESC}`, ESC),
   fc.constantFrom(`${ESC}[I`, `${ESC}[O`),
   fc
     .tuple(
