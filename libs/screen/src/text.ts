@@ -1,8 +1,11 @@
-import { sanitizeForDisplay } from '@paneflow/osc7501';
 import type { Grid } from './grid';
 import type { Style } from './style';
 import { charWidth } from './width';
 
+// Bidi controls and invisible format characters: text must not reorder or hide what surrounds it
+// (OSC7501.md §11.2). The set of sanitizeForDisplay in @paneflow/osc7501, which a test holds this
+// to; it is not imported because the library build cannot compile another library's sources.
+const HIDDEN = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u00ad\u200b-\u200d\u2060-\u2064\ufeff]/g;
 // C0 controls, DEL, C1 controls and lone surrogates: none may reach the outer terminal as is.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE_FOR_GRID = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -18,11 +21,11 @@ function visibleEscape(unsafe: string): string {
 
 /**
  * Text made safe to put into cells: bidi overrides, isolates and invisible format characters are
- * removed (as `sanitizeForDisplay`), C0 controls and DEL become caret notation (`^[`, `^G`, `^?`),
+ * removed (as by `sanitizeForDisplay` of @paneflow/osc7501), C0 controls and DEL become caret notation (`^[`, `^G`, `^?`),
  * C1 controls and lone surrogates U+FFFD.
  */
 export function sanitizeForGrid(text: string): string {
-  return sanitizeForDisplay(text).replace(UNSAFE_FOR_GRID, visibleEscape);
+  return text.replace(HIDDEN, '').replace(UNSAFE_FOR_GRID, visibleEscape);
 }
 
 type CellVisitor = (codePoint: number, cluster: string | null, width: 1 | 2) => boolean;
@@ -74,8 +77,8 @@ export interface WriteTextOptions {
 
 /**
  * Writes `text` at (x, y) in `style`, sanitized (`sanitizeForGrid`) and measured by display width,
- * clipped to `maxWidth` and to the grid. A wide character that does not fit leaves a blank.
- * Returns the columns written.
+ * clipped to `maxWidth` and to the grid. A wide character cut by the clip leaves a blank in the
+ * style, after the ellipsis if there is one. Returns the columns written.
  */
 export function writeText(grid: Grid, x: number, y: number, text: string, style: Style, options: WriteTextOptions = {}): number {
   if (y < 0 || y >= grid.rows || x >= grid.cols) return 0;
@@ -88,9 +91,10 @@ export function writeText(grid: Grid, x: number, y: number, text: string, style:
     limit = Math.max(x, end - widthOfClean(ellipsis));
   }
   let column = x;
+  let cut = false;
   const put: CellVisitor = (codePoint, cluster, width) => {
     if (column + width > limit) {
-      if (column < limit && column >= 0) grid.put(column++, y, 0, null, 1, style.fg, style.bg, style.attrs);
+      cut = true;
       return false;
     }
     if (column >= 0) grid.put(column, y, codePoint, cluster, width, style.fg, style.bg, style.attrs);
@@ -103,5 +107,7 @@ export function writeText(grid: Grid, x: number, y: number, text: string, style:
     limit = end;
     forEachCell(ellipsis, put);
   }
+  // A cut wide character leaves at most one column short of the clip.
+  if (cut && column < end && column >= 0) grid.put(column++, y, 0, null, 1, style.fg, style.bg, style.attrs);
   return Math.max(0, column - Math.max(0, x));
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { expectSameScreen, Mirror, write } from './terminals';
+import { copyPane, Grid, layoutPanes, paletteColor, Renderer, writeText } from '../src';
+import { expectSameScreen, Mirror, screenOf, terminal, write } from './terminals';
 
 // The renderer's proof: terminal A is a pane, B the outer terminal. After every sync B must show
 // exactly what A shows (characters, widths, colours, attributes, cursor), whatever A was given.
@@ -93,6 +94,32 @@ test('a cursor that waits to wrap after the last column is placed on that column
   await syncAndCompare();
   expect(mirror.b.buffer.active.cursorX).toBe(79);
   expect(mirror.b.buffer.active.cursorY).toBe(4);
+});
+
+test('panes placed by a layout show in the outer terminal exactly as in their own terminals', async () => {
+  const layout = layoutPanes({ split: 'h', ratio: 0.4, children: [{ surface_id: 1 }, { surface_id: 2 }] }, { x: 10, y: 0, width: 70, height: 23 });
+  const panes = layout.panes.map((pane) => ({ pane, term: terminal(pane.content.width, pane.content.height) }));
+  const outer = terminal(80, 24);
+  const frame = new Grid(80, 24);
+  const renderer = new Renderer();
+  const draw = async () => {
+    frame.clear();
+    writeText(frame, 0, 0, 'agents 中文 and more text than fits', { fg: paletteColor(3), bg: 0, attrs: 0 }, { maxWidth: 9, ellipsis: '…' });
+    for (const border of layout.borders) frame.setCell(border.x, border.y, border.glyph, { fg: paletteColor(8), bg: 0, attrs: 0 });
+    for (const { pane, term } of panes) copyPane(frame, term.buffer.active, pane.content);
+    writeText(frame, 0, 23, 'status', { fg: 0, bg: paletteColor(2), attrs: 0 }, { maxWidth: 80 });
+    await write(outer, renderer.render(frame, { x: 0, y: 0, visible: false, shape: 'block' }));
+    for (const { pane, term } of panes) expect(screenOf(outer, pane.content).rows).toEqual(screenOf(term).rows);
+  };
+  await write(panes[0].term, `${ESC}[1;31mleft${ESC}[0m 中文字符 wraps at the border of its own terminal, 宽 ${'x'.repeat(40)}`);
+  await write(panes[1].term, `${ESC}[44mright${ESC}[K${ESC}[0m\r\n😀 e\u0301 ┼─┼`);
+  await draw();
+  await write(panes[0].term, `${ESC}[H${ESC}[2Kshort`);
+  await write(panes[1].term, `${ESC}[2;1Habc`);
+  await draw();
+  expect(screenOf(outer, { x: 0, y: 0, width: 9, height: 1 }).rows[0].map((cell) => cell.split('|')[0]).join('')).toBe('agents … ');
+  for (const { term } of panes) term.dispose();
+  outer.dispose();
 });
 
 // Random input: printable text, wide characters, combining marks, SGR, cursor moves and erases.

@@ -11,21 +11,21 @@ export function write(term: Terminal, data: string): Promise<void> {
 }
 
 /**
- * Every cell of the visible screen as `chars|width|fg|bg|attrs`, row by row, and the cursor (a
+ * Every cell of the visible screen (or of `area`) as `chars|width|fg|bg|attrs`, row by row, and the cursor (a
  * cursor waiting to wrap counts as on the last column). A blank reads the same as a space, as it
  * looks. xterm.js keeps a combining mark that has no character before it (at a line's start) in a
  * cell of width 0 of its own, which no byte stream can recreate elsewhere; copyPane shows it as a
  * blank, and so does this reading.
  */
-export function screenOf(term: Terminal): { rows: string[][]; cursor: { x: number; y: number } } {
+export function screenOf(term: Terminal, area = { x: 0, y: 0, width: term.cols, height: term.rows }): { rows: string[][]; cursor: { x: number; y: number } } {
   const buffer = term.buffer.active;
   const cell = buffer.getNullCell();
   const rows: string[][] = [];
-  for (let y = 0; y < term.rows; y++) {
+  for (let y = area.y; y < area.y + area.height; y++) {
     const line = buffer.getLine(buffer.viewportY + y)!;
     const row: string[] = [];
     let previousWidth = 1;
-    for (let x = 0; x < term.cols; x++) {
+    for (let x = area.x; x < area.x + area.width; x++) {
       line.getCell(x, cell);
       const orphanMark = cell.getWidth() === 0 && previousWidth !== 2;
       const width = orphanMark ? 1 : cell.getWidth();

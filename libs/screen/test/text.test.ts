@@ -1,3 +1,4 @@
+import { sanitizeForDisplay } from '@paneflow/osc7501';
 import { charWidth, DEFAULT_STYLE, displayWidth, Grid, paletteColor, sanitizeForGrid, writeText, type Style } from '../src';
 
 const cyan: Style = { fg: paletteColor(6), bg: 0, attrs: 0 };
@@ -52,6 +53,13 @@ describe('sanitizeForGrid', () => {
 
   test('bidi overrides, isolates and invisible format characters are removed', () => {
     expect(sanitizeForGrid('a\u202eevil\u202c\u2066b\u2069\u200bc\u00add\ufeff')).toBe('aevilbcd');
+  });
+
+  test('removes exactly what sanitizeForDisplay of @paneflow/osc7501 removes', () => {
+    const printable: string[] = [];
+    for (let code = 0xa0; code < 0x30000; code++) if (code < 0xd800 || code > 0xdfff) printable.push(String.fromCodePoint(code));
+    const all = printable.join('');
+    expect(sanitizeForGrid(all)).toBe(sanitizeForDisplay(all));
   });
 
   test('lone surrogates become U+FFFD, pairs stay', () => {
@@ -113,7 +121,14 @@ describe('writeText', () => {
     expect(row(grid, 1)).toBe('short...');
     const wide = new Grid(8, 1);
     writeText(wide, 0, 0, '中文字符', DEFAULT_STYLE, { maxWidth: 6, ellipsis: '…' });
-    expect(row(wide)).toBe('中_文_.…..');
+    expect(row(wide)).toBe('中_文_…...');
+    expect(wide.cell(5, 0).width).toBe(1);
+    // The wide character that does not fit before the ellipsis leaves a blank after it, in the style.
+    const cut = new Grid(8, 1);
+    writeText(cut, 0, 0, 'abc中文', cyan, { maxWidth: 5, ellipsis: '…' });
+    expect(row(cut)).toBe('abc…....');
+    expect(cut.cell(4, 0).fg).toBe(cyan.fg);
+    expect(cut.cell(5, 0).fg).toBe(0);
   });
 
   test('control characters never reach a cell', () => {
