@@ -198,7 +198,7 @@ export class InputParser {
         continue;
       }
       const code = data.charCodeAt(i);
-      if (code >= 0xd800 && code < 0xdc00 && i + 1 === data.length && !final) {
+      if (isHighSurrogate(code) && i + 1 === data.length && !final) {
         // Half a surrogate pair: a string chunk was cut inside a character.
         this.held = data.slice(i);
         return events;
@@ -258,6 +258,7 @@ export class InputParser {
         return { end: inner.end, event: keyEvent(data.slice(start, inner.end), key, ctrl, true, shift) };
       }
     }
+    if (isHighSurrogate(data.charCodeAt(next)) && next + 1 === data.length && !final) return 'incomplete';
     return altKey(data, start, next);
   }
 
@@ -286,6 +287,8 @@ export class InputParser {
     return { end, event: csiKey(sequence, body, finalByte) };
   }
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code < 0xdc00;
 
 /** ESC followed by the character at `at`: that key with Alt. */
 function altKey(data: string, start: number, at: number): Parsed {
