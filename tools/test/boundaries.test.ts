@@ -35,6 +35,7 @@ const pureSources = [
   { project: 'procscan', dir: 'libs/procscan/src/match' },
   { project: 'protocol', dir: 'libs/protocol/src' },
   { project: 'reducer', dir: 'libs/reducer/src' },
+  { project: 'screen', dir: 'libs/screen/src' },
   { project: 'spec', dir: 'libs/spec/src' },
 ];
 

@@ -1,11 +1,8 @@
+import { leaves, type LayoutNode } from '@paneflow/protocol';
 import type { Rect } from './grid';
 
-/**
- * Serve's split tree of a workspace: `h` puts the children side by side, `v` stacks them; `ratio`
- * is the first child's share. Serve builds binary trees; a split with more children gives the
- * first its ratio and the others equal shares of the rest.
- */
-export type LayoutNode = { split: 'h' | 'v'; ratio: number; children: LayoutNode[] } | { surface_id: number };
+// Serve's split tree (@paneflow/protocol's LayoutNode) is binary; a split with more children gives
+// the first its ratio and the others equal shares of the rest.
 
 /**
  * Where one pane goes. Its box is a header row on top, where its title goes, and its terminal
@@ -47,11 +44,6 @@ export interface LayoutOptions {
   zoomed?: number | null;
 }
 
-export function surfaceIds(node: LayoutNode | null): number[] {
-  if (node === null) return [];
-  return 'surface_id' in node ? [node.surface_id] : node.children.flatMap(surfaceIds);
-}
-
 function paneAt(surfaceId: number, box: Rect): PaneLayout {
   return {
     surfaceId,
@@ -75,7 +67,7 @@ export function layoutPanes(tree: LayoutNode | null, area: Rect, options: Layout
   const separators: Rect[] = [];
   const place = (node: LayoutNode, rect: Rect): void => {
     if (rect.width < 1 || rect.height < 1) {
-      hidden.push(...surfaceIds(node));
+      hidden.push(...leaves(node));
       return;
     }
     if ('surface_id' in node) {
@@ -90,7 +82,7 @@ export function layoutPanes(tree: LayoutNode | null, area: Rect, options: Layout
     if (node.split === 'h') {
       if (rect.width < 3) {
         place(first, rect);
-        hidden.push(...surfaceIds(second));
+        hidden.push(...leaves(second));
         return;
       }
       const firstWidth = clamp(Math.round(share * (rect.width - 1)), 1, rect.width - 2);
@@ -100,7 +92,7 @@ export function layoutPanes(tree: LayoutNode | null, area: Rect, options: Layout
     } else {
       if (rect.height < 2) {
         place(first, rect);
-        hidden.push(...surfaceIds(second));
+        hidden.push(...leaves(second));
         return;
       }
       const least = rect.height >= 4 ? 2 : 1;
@@ -110,7 +102,7 @@ export function layoutPanes(tree: LayoutNode | null, area: Rect, options: Layout
     }
   };
 
-  const ids = surfaceIds(tree);
+  const ids = leaves(tree);
   const zoomed = options.zoomed ?? null;
   if (zoomed !== null && ids.includes(zoomed)) {
     place({ surface_id: zoomed }, area);

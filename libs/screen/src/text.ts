@@ -1,11 +1,8 @@
+import { sanitizeForDisplay } from '@paneflow/osc7501';
 import type { Grid } from './grid';
 import type { Style } from './style';
 import { charWidth } from './width';
 
-// Bidi controls and invisible format characters: text must not reorder or hide what surrounds it
-// (OSC7501.md §11.2). The set of sanitizeForDisplay in @paneflow/osc7501, which a test holds this
-// to; it is not imported because the library build cannot compile another library's sources.
-const HIDDEN = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u00ad\u200b-\u200d\u2060-\u2064\ufeff]/g;
 // C0 controls, DEL, C1 controls and lone surrogates: none may reach the outer terminal as is.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE_FOR_GRID = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -21,11 +18,11 @@ function visibleEscape(unsafe: string): string {
 
 /**
  * Text made safe to put into cells: bidi overrides, isolates and invisible format characters are
- * removed (as by `sanitizeForDisplay` of @paneflow/osc7501), C0 controls and DEL become caret notation (`^[`, `^G`, `^?`),
+ * removed (`sanitizeForDisplay` of @paneflow/osc7501, OSC7501.md §11.2), C0 controls and DEL become caret notation (`^[`, `^G`, `^?`),
  * C1 controls and lone surrogates U+FFFD.
  */
 export function sanitizeForGrid(text: string): string {
-  return text.replace(HIDDEN, '').replace(UNSAFE_FOR_GRID, visibleEscape);
+  return sanitizeForDisplay(text).replace(UNSAFE_FOR_GRID, visibleEscape);
 }
 
 type CellVisitor = (codePoint: number, cluster: string | null, width: 1 | 2) => boolean;

@@ -1,4 +1,5 @@
-import { layoutPanes, neighbour, surfaceIds, type Layout, type LayoutNode } from '../src';
+import type { LayoutNode } from '@paneflow/protocol';
+import { layoutPanes, neighbour, type Layout } from '../src';
 
 const leaf = (surface_id: number): LayoutNode => ({ surface_id });
 const h = (ratio: number, ...children: LayoutNode[]): LayoutNode => ({ split: 'h', ratio, children });
@@ -106,8 +107,6 @@ describe('layoutPanes', () => {
 
   test('no tree, no panes', () => {
     expect(layoutPanes(null, area(10, 10))).toEqual({ panes: [], hidden: [], borders: [] });
-    expect(surfaceIds(null)).toEqual([]);
-    expect(surfaceIds(mixed)).toEqual([1, 2, 3, 4]);
   });
 
   test('each border cell names the panes it belongs to or parts', () => {
