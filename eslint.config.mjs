@@ -17,7 +17,7 @@ const impureModules = [
 ];
 
 /** Folders whose every file is pure. Partly pure projects list their pure files here. */
-export const pureSources = ['libs/osc7501/src/**/*.ts', 'libs/procscan/src/match/**/*.ts', 'libs/protocol/src/**/*.ts', 'libs/reducer/src/**/*.ts', 'libs/screen/src/**/*.ts', 'libs/spec/src/**/*.ts'];
+export const pureSources = ['libs/osc7501/src/**/*.ts', 'libs/procscan/src/match/**/*.ts', 'libs/protocol/src/**/*.ts', 'libs/reducer/src/**/*.ts', 'libs/screen/src/**/*.ts', 'libs/spec/src/**/*.ts', 'libs/view/src/**/*.ts'];
 
 export default [
   { ignores: ['**/dist', '**/node_modules', '**/.nx', '**/coverage'] },

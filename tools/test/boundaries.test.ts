@@ -37,6 +37,7 @@ const pureSources = [
   { project: 'reducer', dir: 'libs/reducer/src' },
   { project: 'screen', dir: 'libs/screen/src' },
   { project: 'spec', dir: 'libs/spec/src' },
+  { project: 'view', dir: 'libs/view/src' },
 ];
 
 test('every pure project and every pure glob of eslint.config.mjs is probed', () => {

@@ -12,6 +12,8 @@ export interface MirrorStart {
 export interface MirrorListener {
   reset(start: MirrorStart): void;
   data(base64: string): void;
+  /** The PTY's size changed (this face or another resized it). */
+  resized(size: { cols: number; rows: number }): void;
   state(state: 'attached' | 'lost' | 'host_replaced'): void;
 }
 
@@ -61,6 +63,7 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
     if (!listener) return;
     if (kind === 'reset') listener.reset(payload as MirrorStart);
     else if (kind === 'data') listener.data(payload as string);
+    else if (kind === 'resized') listener.resized(payload as { cols: number; rows: number });
     else listener.state(payload as 'attached' | 'lost' | 'host_replaced');
   });
   return {

@@ -1,6 +1,6 @@
 // The renderer's calls (api.ts) carried out on the bridge, for Electron's main process and for
 // the browser harness alike. `push` sends to the renderer (webContents.send, or page.evaluate).
-import type { DesktopBridge } from './bridge';
+import type { InstanceClient } from '@paneflow/client';
 import type { Notice } from './api';
 
 export type Push = (channel: 'frame' | 'end' | 'mirror' | 'focus', ...args: unknown[]) => void;
@@ -9,7 +9,7 @@ export interface Dispatcher {
   call(channel: string, args: unknown[]): Promise<unknown>;
 }
 
-export function dispatcher(bridge: DesktopBridge, push: Push, notify: (notice: Notice) => void): Dispatcher {
+export function dispatcher(bridge: InstanceClient, push: Push, notify: (notice: Notice) => void): Dispatcher {
   return {
     async call(channel, args) {
       switch (channel) {
@@ -28,6 +28,7 @@ export function dispatcher(bridge: DesktopBridge, push: Push, notify: (notice: N
           return bridge.attach(session, {
             reset: (start) => push('mirror', session, 'reset', start),
             data: (data) => push('mirror', session, 'data', data),
+            resized: (size) => push('mirror', session, 'resized', size),
             state: (state) => push('mirror', session, 'state', state),
           });
         }

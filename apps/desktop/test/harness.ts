@@ -1,5 +1,5 @@
 // The renderer as a plain page: the built renderer served over HTTP to Debian's Chromium
-// (playwright-core), and the preload's API bridged to a DesktopBridge on a real instance.
+// (playwright-core), and the preload's API bridged to an InstanceClient on a real instance.
 import { resolveEndpoints } from '@paneflow/instance';
 import { build } from 'esbuild';
 import { createReadStream, existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { extname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Notice } from '../src/api';
-import { DesktopBridge } from '../src/bridge';
+import { InstanceClient } from '@paneflow/client';
 import { dispatcher } from '../src/dispatch';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -45,7 +45,7 @@ export interface Harness {
 /** The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). */
 export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }): Promise<Harness> {
   const { server, url } = await serveRenderer();
-  const bridge = new DesktopBridge(resolveEndpoints(env));
+  const bridge = new InstanceClient(resolveEndpoints(env));
   let browser: Browser | null = null;
   let closing = false;
   const close = async () => {

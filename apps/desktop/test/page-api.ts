@@ -1,5 +1,5 @@
 // In the test page, `window.paneflow` is the same API the preload gives (api.ts), carried by a
-// page binding to a DesktopBridge in the test process instead of Electron's IPC.
+// page binding to an InstanceClient in the test process instead of Electron's IPC.
 import { createApi } from '../src/api';
 
 type Listener = (...args: unknown[]) => void;

@@ -53,9 +53,18 @@ export class OutputTail {
   }
 }
 
+/** A PTY resize, at the output offset where the canonical terminal took it; `seq` counts them. */
+export interface ResizeMark {
+  seq: number;
+  offset: number;
+  cols: number;
+  rows: number;
+}
+
 export interface OutputSource {
   readonly id: string;
   readonly output: OutputTail;
+  readonly resizes: readonly ResizeMark[];
   /** True once the session is gone: a restart made a new generation, or it was removed. */
   readonly disposed: boolean;
   watchOutput(listener: () => void): () => void;
@@ -66,10 +75,13 @@ export interface OutputSource {
  * order and contiguous, pulled from the tail as the socket drains, so a slow mirror costs no
  * memory beyond the tail; one that falls behind it gets `output_evicted`, and one whose session
  * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
+ * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
  */
 export function followOutput(connection: Connection, session: OutputSource, from: number): void {
   let offset = from;
   let waiting = false;
+  // Resizes before `from` are in the checkpoint the mirror started from.
+  let resizesSent = session.resizes.filter((m) => m.offset < from).at(-1)?.seq ?? 0;
   const pump = () => {
     if (session.disposed) {
       connection.send({ type: 'output_end', session: session.id, offset });
@@ -77,7 +89,13 @@ export function followOutput(connection: Connection, session: OutputSource, from
       return;
     }
     while (!connection.closed && connection.bufferedBytes < STREAM_HIGH_WATER) {
-      const data = session.output.read(offset);
+      const mark = session.resizes.find((m) => m.seq > resizesSent);
+      if (mark && mark.offset <= offset) {
+        connection.send({ type: 'output_resized', session: session.id, offset, cols: mark.cols, rows: mark.rows });
+        resizesSent = mark.seq;
+        continue;
+      }
+      const data = session.output.read(offset, mark ? Math.min(OUTPUT_CHUNK_BYTES, mark.offset - offset) : OUTPUT_CHUNK_BYTES);
       if (data === null) {
         connection.send({ type: 'output_evicted', session: session.id, offset });
         stop();

@@ -3,7 +3,7 @@ import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '
 import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type Observation, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
-import { OutputTail } from './output';
+import { OutputTail, type ResizeMark } from './output';
 import { CanonicalTerminal } from './terminal';
 
 /** Host constants (REFERENCE.md §1.2). */
@@ -14,6 +14,8 @@ const MAX_INPUT_BYTES = 2 * 1024 * 1024;
 const FINAL_DRAIN_MS = 2000;
 const FINAL_DRAIN_QUIET_MS = 50;
 const FINAL_TEXT_BYTES = 512 * 1024;
+/** Resizes remembered for mirrors that follow from an older offset. */
+const MAX_RESIZE_MARKS = 64;
 /** A session's foreground is read at most this often (REFERENCE.md §1.2). */
 export const SCAN_INTERVAL_MS = 500;
 
@@ -79,6 +81,8 @@ export class Session {
   scans = 0;
   /** The raw output, for mirrors (session.output). */
   readonly output = new OutputTail();
+  /** Where the PTY was resized, in output offsets, newest last. */
+  readonly resizes: ResizeMark[] = [];
   readonly terminal: CanonicalTerminal;
   private readonly outputWatchers = new Set<() => void>();
   private pty: pty.IPty | null = null;
@@ -252,7 +256,8 @@ export class Session {
       if (paste) await this.terminal.settled();
       const mode = this.terminal.modes.bracketedPaste;
       const bracketed = paste && mode;
-      if (paste && !bracketed && /[\r\n]/.test(text)) {
+      // Automation must never submit by accident; a person's paste goes in as a terminal sends it.
+      if (paste && !bracketed && origin === 'automation' && /[\r\n]/.test(text)) {
         throw new RpcError(ErrorCode.InvalidParams, 'text holds CR or LF and the program takes no bracketed paste', { reason: 'raw_newline', field: 'text' });
       }
       return { written: this.write(bracketed ? bracketedPaste(text) : text, origin), bracketed, bracketed_paste_mode: mode };
@@ -294,8 +299,13 @@ export class Session {
 
   resize(cols: number, rows: number): void {
     this.requireLive();
+    if (cols === this.spec.launch.cols && rows === this.spec.launch.rows) return;
     this.pty!.resize(cols, rows);
     this.terminal.resize(cols, rows);
+    // Mirrors resize where the canonical terminal did, so both parse what follows at one size.
+    this.resizes.push({ seq: (this.resizes.at(-1)?.seq ?? 0) + 1, offset: this.terminal.parsed, cols, rows });
+    if (this.resizes.length > MAX_RESIZE_MARKS) this.resizes.shift();
+    for (const watcher of this.outputWatchers) watcher();
     this.spec.launch.cols = cols;
     this.spec.launch.rows = rows;
     this.touch();

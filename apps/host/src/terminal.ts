@@ -109,6 +109,11 @@ export class CanonicalTerminal {
     this.term.resize(cols, rows);
   }
 
+  /** The output offset the terminal has parsed up to. */
+  get parsed(): number {
+    return this.parsedOffset;
+  }
+
   get size(): { cols: number; rows: number } {
     return { cols: this.term.cols, rows: this.term.rows };
   }

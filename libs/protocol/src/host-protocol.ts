@@ -179,8 +179,8 @@ export const HostMethods = {
    * Writes to the session's PTY. `user` input (a real keyboard) also removes done and error
    * records; automation never does. With `paste` the host, which owns the terminal's modes, wraps
    * the text as a bracketed paste when the program enabled mode 2004 (`bracketed` says whether);
-   * a paste it cannot bracket that holds CR or LF is refused (-32602 `raw_newline`), since it
-   * would submit. `bracketed_paste_mode` is the program's mode as the terminal has parsed it.
+   * an automation paste it cannot bracket that holds CR or LF is refused (-32602 `raw_newline`),
+   * since it would submit. `bracketed_paste_mode` is the program's mode as the terminal has parsed it.
    */
   'session.input': method(
     Type.Object({ session: Uuid, text: Type.String(), origin: InputOrigin, paste: Type.Optional(Type.Boolean()) }, closed),
@@ -236,6 +236,8 @@ export const OutputFrame = Type.Union([
   Type.Object({ type: Type.Literal('output_evicted'), session: Uuid, offset: Type.Integer() }),
   /** The session this stream followed is gone (restarted as a new generation, or removed). */
   Type.Object({ type: Type.Literal('output_end'), session: Uuid, offset: Type.Integer() }),
+  /** The PTY was resized here: what follows was written for this size, so a mirror resizes first. */
+  Type.Object({ type: Type.Literal('output_resized'), session: Uuid, offset: Type.Integer(), cols: Type.Integer(), rows: Type.Integer() }),
   Type.Object({ type: Type.Literal('keepalive'), session: Uuid, offset: Type.Integer() }),
 ]);
 export type OutputFrame = Static<typeof OutputFrame>;

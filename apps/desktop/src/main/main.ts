@@ -4,7 +4,7 @@ import { ensureServe } from '@paneflow/instance/bootstrap';
 import { resolveEndpoints } from '@paneflow/instance/endpoints';
 import { app, BrowserWindow, ipcMain, Menu, Notification } from 'electron';
 import { join } from 'node:path';
-import { DesktopBridge } from '../bridge';
+import { InstanceClient } from '@paneflow/client';
 import { dispatcher } from '../dispatch';
 import { CALLS, channel, windowOptions } from './window';
 
@@ -17,7 +17,7 @@ export async function start(): Promise<void> {
   const endpoints = resolveEndpoints(process.env);
   await ensureServe(endpoints);
   const window = new BrowserWindow(windowOptions(__dirname));
-  const bridge = new DesktopBridge(endpoints);
+  const bridge = new InstanceClient(endpoints);
   const push = (name: string, ...args: unknown[]) => {
     if (!window.isDestroyed()) window.webContents.send(channel(name), ...args);
   };

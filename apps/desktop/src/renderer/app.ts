@@ -6,8 +6,8 @@ import type { EventFrame } from '@paneflow/protocol/events';
 import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
-import { SpinnerClock, STATIC_MARK } from './clock';
-import { agentRows, headerStatus, rowMark, type PaneStatus } from './model';
+import { SpinnerClock } from './clock';
+import { agentRows, headerStatus, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
@@ -18,9 +18,7 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 };
 
 export class App {
-  private workspaces: Workspace[] = [];
-  private surfaces = new Map<number, Surface>();
-  private statuses = new Map<number, PaneStatus>();
+  private readonly picture = new Picture();
   private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement }>();
   private readonly clock = new SpinnerClock();
   private readonly catalog = runtimeCatalog();
@@ -32,6 +30,18 @@ export class App {
   private readonly tabs = el('nav', 'workspaces');
   private readonly agents = el('section', 'agents');
   private readonly main = el('main', 'panes');
+
+  private get workspaces(): Workspace[] {
+    return this.picture.workspaces;
+  }
+
+  private get surfaces(): Map<number, Surface> {
+    return this.picture.surfaces;
+  }
+
+  private get statuses(): Map<number, PaneStatus> {
+    return this.picture.statuses;
+  }
 
   constructor(
     private readonly api: PaneflowApi,
@@ -68,61 +78,30 @@ export class App {
 
   /** Every frame carries what changed, so the picture is kept from the stream; only a gap re-reads it. */
   private onEvent(frame: EventFrame): void {
-    switch (frame.type) {
-      case 'status_changed':
-        void this.statusChanged(frame.surface_status);
-        return;
-      case 'declared_changed': {
-        const status = this.statuses.get(frame.surface_id);
-        if (status) {
-          status.declared = frame.declared;
-          this.renderHeader(frame.surface_id);
-          this.renderAgents();
-        }
-        return;
-      }
-      case 'notification':
-        this.notify(frame);
-        return;
-      case 'surface_created':
-        this.surfaces.set(frame.surface_id, frame.surface);
-        void this.refreshStatus(frame.surface_id);
-        return;
-      case 'surface_updated':
-        this.surfaces.set(frame.surface_id, frame.surface);
-        this.renderHeader(frame.surface_id);
+    if (frame.type === 'notification') return this.notify(frame);
+    if (frame.type === 'status_changed') {
+      void this.statusChanged(frame.surface_status);
+      return;
+    }
+    switch (this.picture.apply(frame)) {
+      case 'status':
+        if ('surface_id' in frame && frame.surface_id !== undefined) this.renderHeader(frame.surface_id);
         this.renderAgents();
         return;
-      case 'surface_closed':
-        this.surfaces.delete(frame.surface_id);
-        this.statuses.delete(frame.surface_id);
+      case 'surfaces':
+        if (frame.type === 'surface_created') void this.refreshStatus(frame.surface_id);
         this.render();
         return;
-      case 'workspace_changed':
-        this.workspaceChanged(frame);
+      case 'workspaces':
         this.render();
         return;
-      case 'focus_changed': {
-        const workspace = this.workspaces[frame.workspace];
-        if (workspace) workspace.focus = frame.surface_id;
+      case 'focus':
         for (const id of this.panes.keys()) this.renderHeader(id);
         return;
-      }
-      case 'dropped':
+      case 'resync':
         void this.refresh();
         return;
     }
-  }
-
-  private workspaceChanged(frame: Extract<EventFrame, { type: 'workspace_changed' }>): void {
-    const { type: _type, at_ms: _at, closed, ...entry } = frame;
-    const at = this.workspaces.findIndex((w) => w.id === entry.id);
-    if (closed) {
-      if (at !== -1) this.workspaces.splice(at, 1);
-      this.workspaces.forEach((w, index) => (w.index = index));
-    } else if (at === -1) this.workspaces.push(entry);
-    else this.workspaces[at] = entry;
-    this.workspaces.sort((a, b) => a.index - b.index);
   }
 
   /** The pane is the focused one of the workspace on screen, in a focused window. */
@@ -149,10 +128,8 @@ export class App {
           { workspaces: Workspace[] },
           { surfaces: Surface[] },
         ];
-        this.workspaces = workspaces;
-        this.surfaces = new Map(surfaces.map((s) => [s.surface_id, s]));
         const statuses = await Promise.all(surfaces.map((s) => this.api.request('surface.status', { surface_id: s.surface_id }).catch(() => null)));
-        this.statuses = new Map(statuses.filter((s): s is PaneStatus => s !== null).map((s) => [s.surface_id, s]));
+        this.picture.load(workspaces, surfaces, statuses.filter((s): s is PaneStatus => s !== null));
         this.render();
       } while (this.refreshAgain);
     })().finally(() => (this.refreshing = null));

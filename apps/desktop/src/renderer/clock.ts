@@ -1,9 +1,5 @@
-// One animation clock for every spinner (REFERENCE.md §3.9): a 90 ms tick that runs only while
-// some spinner is on screen, and not at all with reduce_motion, where spinners are a static mark.
-
-export const SPINNER_TICK_MS = 90;
-const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-export const STATIC_MARK = '●';
+// One animation clock for every spinner of the page (REFERENCE.md §3.9, @paneflow/view's spinner).
+import { SPINNER_TICK_MS, spinnerFrame, STATIC_MARK } from '@paneflow/view';
 
 export class SpinnerClock {
   private readonly spinners = new Set<HTMLElement>();
@@ -14,7 +10,7 @@ export class SpinnerClock {
   /** Shows `element` as a spinner until `remove`. */
   add(element: HTMLElement): void {
     this.spinners.add(element);
-    element.textContent = this.reduceMotion ? STATIC_MARK : FRAMES[this.frame];
+    element.textContent = this.reduceMotion ? STATIC_MARK : spinnerFrame(this.frame);
     this.update();
   }
 
@@ -25,7 +21,7 @@ export class SpinnerClock {
 
   setReduceMotion(on: boolean): void {
     this.reduceMotion = on;
-    for (const element of this.spinners) element.textContent = on ? STATIC_MARK : FRAMES[this.frame];
+    for (const element of this.spinners) element.textContent = on ? STATIC_MARK : spinnerFrame(this.frame);
     this.update();
   }
 
@@ -44,8 +40,8 @@ export class SpinnerClock {
   }
 
   private tick(): void {
-    this.frame = (this.frame + 1) % FRAMES.length;
-    for (const element of this.spinners) element.textContent = FRAMES[this.frame];
+    this.frame++;
+    for (const element of this.spinners) element.textContent = spinnerFrame(this.frame);
     this.update();
   }
 }

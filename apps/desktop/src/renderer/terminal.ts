@@ -36,6 +36,8 @@ export class PaneTerminal {
   private readonly fit = new FitAddon();
   readonly search = new SearchAddon();
   private detach: (() => void) | null = null;
+  /** The size this pane's box fits, and the PTY's size now (the last face that was used set it). */
+  private fitted = { cols: 0, rows: 0 };
   private size = { cols: 0, rows: 0 };
   private readonly observer: ResizeObserver;
   state: 'attaching' | 'attached' | 'lost' | 'host_replaced' = 'attaching';
@@ -59,7 +61,11 @@ export class PaneTerminal {
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon());
     swallowRequests(this.term);
-    this.term.onData((data) => void this.api.input(this.session, data).catch(() => undefined));
+    this.term.onData((data) => {
+      // The face being used sets the size (tmux's window-size latest).
+      this.claimSize();
+      void this.api.input(this.session, data).catch(() => undefined);
+    });
     this.term.attachCustomKeyEventHandler((event) => this.clipboardKey(event));
     this.term.open(this.element);
     this.term.textarea?.addEventListener('focus', onFocus);
@@ -74,6 +80,10 @@ export class PaneTerminal {
         this.refit();
       },
       data: (data) => this.term.write(decodeBase64(data)),
+      resized: (size) => {
+        this.size = size;
+        this.term.resize(size.cols, size.rows);
+      },
       state: (state) => {
         this.state = state;
         this.element.dataset.state = state;
@@ -101,10 +111,16 @@ export class PaneTerminal {
     if (!this.element.isConnected || this.element.clientWidth === 0) return;
     const proposed = this.fit.proposeDimensions();
     if (!proposed || !Number.isFinite(proposed.cols) || proposed.cols < 2 || proposed.rows < 1) return;
-    if (proposed.cols === this.size.cols && proposed.rows === this.size.rows) return;
-    this.size = { cols: proposed.cols, rows: proposed.rows };
-    this.term.resize(proposed.cols, proposed.rows);
-    void this.api.resize(this.session, proposed.cols, proposed.rows).catch(() => undefined);
+    this.fitted = { cols: proposed.cols, rows: proposed.rows };
+    this.claimSize();
+  }
+
+  private claimSize(): void {
+    const { cols, rows } = this.fitted;
+    if (cols < 2 || (cols === this.size.cols && rows === this.size.rows)) return;
+    this.size = { cols, rows };
+    this.term.resize(cols, rows);
+    void this.api.resize(this.session, cols, rows).catch(() => undefined);
   }
 
   focus(): void {

@@ -1,7 +1,7 @@
-// The desktop's one way out (REFERENCE.md §1.4): the workspace model, status and events from
-// serve's public socket; terminal bytes straight from the host (attach, output, user input,
-// resize), so a serve restart never interrupts a terminal. Electron's main process and the
-// browser test harness both carry the renderer's calls here.
+// A face's one way out (REFERENCE.md §1.4): the workspace model, status and events from serve's
+// public socket; terminal bytes straight from the host (attach, output, user input, resize), so
+// a serve restart never interrupts a terminal. The desktop (Electron's main process and the
+// browser test harness) and `paneflow attach` use it.
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
@@ -18,11 +18,13 @@ export interface MirrorSink {
   reset(start: { checkpoint: string; cols: number; rows: number; generation: number }): void;
   /** Output bytes, base64, in order. */
   data(base64: string): void;
+  /** The PTY was resized (by this face or another): what follows was written for this size. */
+  resized(size: { cols: number; rows: number }): void;
   /** `host_replaced` when the host's instance changed, `lost` while it cannot be reached. */
   state(state: 'attached' | 'lost' | 'host_replaced'): void;
 }
 
-export class DesktopBridge {
+export class InstanceClient {
   private host: Promise<RpcConnection<HostMethods>> | null = null;
   private readonly subscriptions = new Map<number, RpcConnection<PublicMethods>>();
   private readonly mirrors = new Map<string, { stop: () => void }>();
@@ -86,10 +88,13 @@ export class DesktopBridge {
     return this.host;
   }
 
-  /** Keyboard input: origin `user`, which is what acknowledges done and error (§1.2). Never queued. */
-  async input(session: string, text: string): Promise<void> {
+  /**
+   * Keyboard input: origin `user`, which is what acknowledges done and error (§1.2). Never
+   * queued. A `paste` is bracketed by the host when the program asked for bracketed paste.
+   */
+  async input(session: string, text: string, options: { paste?: boolean } = {}): Promise<void> {
     if (!this.mirrors.has(session)) throw new Error(`session ${session} is not attached; input is not queued`);
-    await (await this.hostConnection()).request('session.input', { session, text, origin: 'user' });
+    await (await this.hostConnection()).request('session.input', { session, text, origin: 'user', ...(options.paste ? { paste: true } : {}) });
   }
 
   async resize(session: string, cols: number, rows: number): Promise<void> {
@@ -133,6 +138,7 @@ export class DesktopBridge {
         own.onFrame((frame) => {
           const output = frame as OutputFrame;
           if (output.type === 'output_data') sink.data(output.data);
+          else if (output.type === 'output_resized') sink.resized({ cols: output.cols, rows: output.rows });
           else if (output.type === 'output_evicted' || output.type === 'output_end') own.destroy();
         });
         await own.request('session.output', { session, offset: begin.output_offset, follow: true });

@@ -1,9 +1,9 @@
-// What the sidebar and the pane headers show, from what serve pushes (REFERENCE.md §3.9). Pure:
-// the desktop never computes an agent's state, it only says what the agent declared.
+// What a face's sidebar and pane headers show, from what serve pushes (REFERENCE.md §3.9). Pure:
+// no face computes an agent's state, it only says what the agent declared.
 import type { StatusObject } from '@paneflow/protocol/status';
 import type { DeclaredStatus } from '@paneflow/protocol/wire';
 
-/** The fields of a status object (§3.7) the desktop reads. */
+/** The fields of a status object (§3.7) a face reads. */
 export type PaneStatus = Pick<StatusObject, 'surface_id' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message'>;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 

@@ -1,0 +1,8 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'client',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // A real instance, PTYs and shells: give them room.
+  testTimeout: 30_000,
+};

@@ -1,0 +1,84 @@
+import { resolveEndpoints } from '@paneflow/instance';
+import { makeHome, until, type Home } from '@paneflow/testing';
+import { InstanceClient, type MirrorSink } from '../src';
+
+let home: Home;
+let client: InstanceClient;
+let other: InstanceClient;
+beforeAll(() => {
+  home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
+  expect(home.run(['start']).code).toBe(0);
+  client = new InstanceClient(resolveEndpoints(home.env));
+  other = new InstanceClient(resolveEndpoints(home.env));
+});
+afterAll(() => {
+  client.close();
+  other.close();
+  home.cleanup();
+});
+
+/** A mirror's view: what it was told, in order. */
+function recorder() {
+  const events: Array<{ kind: string; text?: string; size?: { cols: number; rows: number } }> = [];
+  const sink: MirrorSink = {
+    reset: (start) => events.push({ kind: 'reset', text: start.checkpoint, size: { cols: start.cols, rows: start.rows } }),
+    data: (base64) => events.push({ kind: 'data', text: Buffer.from(base64, 'base64').toString('utf8') }),
+    resized: (size) => events.push({ kind: 'resized', size }),
+    state: (state) => events.push({ kind: state }),
+  };
+  const output = () => events.filter((e) => e.kind === 'data' || e.kind === 'reset').map((e) => e.text).join('');
+  return { events, sink, output };
+}
+
+async function shellPane(command: string) {
+  const up = await home.rpc('workspace.up', { name: 'client', layout: 'even_h', panes: [{ cwd: home.dir, command, focus: true, env: {} }] });
+  return up.surfaces[0].session;
+}
+
+test('a mirror starts from the checkpoint, follows the output, and types as the user', async () => {
+  const session = await shellPane('PS1="ready$ " exec bash --norc --noprofile -i');
+  const mirror = recorder();
+  client.attach(session, mirror.sink);
+  await until(() => mirror.events.some((e) => e.kind === 'attached'), 'attached');
+  await until(() => /ready\$ /.test(mirror.output()), 'the prompt');
+  await client.input(session, 'echo from-$((6*7))\r');
+  await until(() => /^from-42\r?$/m.test(mirror.output()), 'the command ran');
+  client.detach(session);
+});
+
+test('a resize by another face reaches the mirror before what the program wrote for the new size', async () => {
+  const session = await shellPane('PS1="ready$ " exec bash --norc --noprofile -i');
+  const mirror = recorder();
+  client.attach(session, mirror.sink);
+  await until(() => /ready\$ /.test(mirror.output()), 'the prompt');
+  await other.resize(session, 100, 30);
+  await client.input(session, 'stty size\r');
+  await until(() => /^30 100\r?$/m.test(mirror.output()), 'stty reports the new size');
+  const resized = mirror.events.findIndex((e) => e.kind === 'resized');
+  const answer = mirror.events.findIndex((e) => e.kind === 'data' && /30 100/.test(e.text!));
+  expect(mirror.events[resized]).toEqual({ kind: 'resized', size: { cols: 100, rows: 30 } });
+  expect(resized).toBeLessThan(answer);
+  client.detach(session);
+});
+
+test('a paste is bracketed when the program asked for it, and goes in as typed when it did not', async () => {
+  // cat -v shows the paste markers as text; the printf turns bracketed paste on.
+  const session = await shellPane(`printf 'go\\n'; printf '\\033[?2004h'; exec cat -v`);
+  const mirror = recorder();
+  client.attach(session, mirror.sink);
+  await until(() => /go/.test(mirror.output()), 'cat runs');
+  await client.input(session, 'one\ntwo', { paste: true });
+  await client.input(session, '\r');
+  await until(() => mirror.output().includes('^[[200~one'), 'the bracketed paste');
+  expect(mirror.output()).toContain('two^[[201~');
+  client.detach(session);
+
+  const plain = await shellPane(`printf 'go\n'; exec cat -v`);
+  const typed = recorder();
+  client.attach(plain, typed.sink);
+  await until(() => /go/.test(typed.output()), 'cat runs');
+  await client.input(plain, 'three\nfour\n', { paste: true });
+  await until(() => /^four\r?$/m.test(typed.output()), 'the paste as typed lines');
+  expect(typed.output()).not.toContain('^[[200~');
+  client.detach(plain);
+});

@@ -1,0 +1,3 @@
+export * from './presentation';
+export * from './picture';
+export * from './spinner';

@@ -1,0 +1,77 @@
+import type { EventFrame, EventFrameOf } from '@paneflow/protocol/events';
+import type { SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol/model';
+import type { PaneStatus } from './presentation';
+
+/** What a frame changed, so a face redraws only that. */
+export type Change = 'workspaces' | 'surfaces' | 'status' | 'focus' | 'none' | 'resync';
+
+/**
+ * An instance as a face shows it — workspaces, panes, each pane's status — kept from serve's
+ * events, which carry what changed (REFERENCE.md §2.5). Only a `dropped` frame (or a new
+ * subscription) asks for a full read again (`load`). The desktop, `paneflow attach` and the web
+ * face keep the same picture the same way.
+ */
+export class Picture {
+  workspaces: WorkspaceEntry[] = [];
+  readonly surfaces = new Map<number, SurfaceEntry>();
+  readonly statuses = new Map<number, PaneStatus>();
+
+  /** Everything, as read from `workspace.list`, `surface.list` and one `surface.status` per pane. */
+  load(workspaces: WorkspaceEntry[], surfaces: SurfaceEntry[], statuses: PaneStatus[]): void {
+    this.workspaces = [...workspaces].sort((a, b) => a.index - b.index);
+    this.surfaces.clear();
+    for (const surface of surfaces) this.surfaces.set(surface.surface_id, surface);
+    this.statuses.clear();
+    for (const status of statuses) this.statuses.set(status.surface_id, status);
+  }
+
+  get active(): WorkspaceEntry | undefined {
+    return this.workspaces.find((w) => w.active);
+  }
+
+  /** Applies one event frame. A new pane's status is not in the frame: `'surfaces'` says to read it. */
+  apply(frame: EventFrame): Change {
+    switch (frame.type) {
+      case 'status_changed':
+        this.statuses.set(frame.surface_id, frame.surface_status);
+        return 'status';
+      case 'declared_changed': {
+        const status = this.statuses.get(frame.surface_id);
+        if (!status) return 'none';
+        this.statuses.set(frame.surface_id, { ...status, declared: frame.declared });
+        return 'status';
+      }
+      case 'surface_created':
+      case 'surface_updated':
+        this.surfaces.set(frame.surface_id, frame.surface);
+        return 'surfaces';
+      case 'surface_closed':
+        this.surfaces.delete(frame.surface_id);
+        this.statuses.delete(frame.surface_id);
+        return 'surfaces';
+      case 'workspace_changed':
+        this.workspaceChanged(frame);
+        return 'workspaces';
+      case 'focus_changed': {
+        const workspace = this.workspaces[frame.workspace];
+        if (workspace) workspace.focus = frame.surface_id;
+        return 'focus';
+      }
+      case 'dropped':
+        return 'resync';
+      default:
+        return 'none';
+    }
+  }
+
+  private workspaceChanged(frame: EventFrameOf<'workspace_changed'>): void {
+    const { type: _type, at_ms: _at, closed, ...entry } = frame;
+    const at = this.workspaces.findIndex((w) => w.id === entry.id);
+    if (closed) {
+      if (at !== -1) this.workspaces.splice(at, 1);
+      this.workspaces.forEach((w, index) => (w.index = index));
+    } else if (at === -1) this.workspaces.push(entry);
+    else this.workspaces[at] = entry;
+    this.workspaces.sort((a, b) => a.index - b.index);
+  }
+}

@@ -1,0 +1,104 @@
+import type { EventFrame, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
+import { agentRows, headerStatus, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
+
+const status = (over: Partial<StatusObject>): StatusObject => ({
+  surface_id: 1,
+  surface_name: null,
+  workspace: 0,
+  session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
+  tool: 'claude',
+  runtime_id: 'claude-code',
+  pid: 10,
+  state: 'idle',
+  status: 'idle',
+  reason: 'declared',
+  hooked: false,
+  declared: null,
+  state_seq: 0,
+  outcome: null,
+  unread: false,
+  active_tool_name: null,
+  message: null,
+  last_result: null,
+  provider_session_id: null,
+  waiting_ms: null,
+  idle_ms: null,
+  ...over,
+});
+const declared = (state: 'idle' | 'working' | 'done' | 'blocked' | 'error', message: string | null = null) => ({ state, kind: null, progress: null, id: null, app: null, title: null, message });
+const workspace = (index: number, over: Partial<WorkspaceEntry> = {}): WorkspaceEntry => ({
+  index,
+  id: `0000000${index}-0000-4000-8000-000000000000`,
+  name: `w${index}`,
+  active: index === 0,
+  surfaces: [],
+  layout: null,
+  focus: null,
+  ...over,
+});
+const surface = (id: number): SurfaceEntry => ({ surface_id: id, name: null, title: '', cwd: '/', cmd: '', workspace: 0, workspace_id: workspace(0).id, session: status({}).session });
+
+describe('the sidebar and header rules (REFERENCE.md §3.9)', () => {
+  test('each row mark comes from the reduced status and the current record, never from the screen', () => {
+    expect(rowMark(status({ status: 'busy' }))).toBe('working');
+    expect(rowMark(status({ status: 'attention' }))).toBe('need_you');
+    expect(rowMark(status({ status: 'errored' }))).toBe('error');
+    expect(rowMark(status({ declared: declared('done'), unread: true }))).toBe('done');
+    expect(rowMark(status({ declared: declared('done'), unread: false }))).toBe('none');
+    expect(rowMark(status({ reason: 'no_signal', status: 'idle' }))).toBe('no_status');
+  });
+
+  test('agents that need you come first, then the others in pane order; panes without an agent have no row', () => {
+    const rows = agentRows(
+      [status({ surface_id: 1 }), status({ surface_id: 2, status: 'attention', message: 'approve?' }), status({ surface_id: 3, tool: null })],
+      (s) => `pane ${s.surface_id}`,
+    );
+    expect(rows.map((r) => [r.surface_id, r.mark, r.message])).toEqual([
+      [2, 'need_you', 'approve?'],
+      [1, 'none', null],
+    ]);
+  });
+
+  test('a header reads <state>[: <kind>] · <msg or title>, and nothing for idle', () => {
+    expect(headerStatus({ ...declared('blocked', 'Apply?'), kind: 'permission' })).toBe('blocked: permission · Apply?');
+    expect(headerStatus(declared('working'))).toBe('working');
+    expect(headerStatus(declared('idle', 'x'))).toBeNull();
+  });
+
+  test('the spinner cycles its frames', () => {
+    expect(spinnerFrame(0)).toBe(SPINNER_FRAMES[0]);
+    expect(spinnerFrame(SPINNER_FRAMES.length + 1)).toBe(SPINNER_FRAMES[1]);
+  });
+});
+
+describe('the picture kept from events', () => {
+  const frame = (f: object) => ({ at_ms: 1, ...f }) as EventFrame;
+
+  test('status, panes, workspaces and focus change from their frames alone', () => {
+    const picture = new Picture();
+    picture.load([workspace(0, { surfaces: [1] }), workspace(1)], [surface(1)], [status({})]);
+    expect(picture.apply(frame({ type: 'status_changed', surface_id: 1, session: surface(1).session, surface_status: status({ status: 'busy', state: 'thinking' }) }))).toBe('status');
+    expect(picture.statuses.get(1)?.state).toBe('thinking');
+    expect(picture.apply(frame({ type: 'declared_changed', surface_id: 1, session: surface(1).session, declared: declared('working') }))).toBe('status');
+    expect(picture.statuses.get(1)?.declared?.state).toBe('working');
+    expect(picture.apply(frame({ type: 'surface_created', surface_id: 2, session: surface(2).session, workspace: 0, surface: surface(2) }))).toBe('surfaces');
+    expect([...picture.surfaces.keys()]).toEqual([1, 2]);
+    expect(picture.apply(frame({ type: 'focus_changed', surface_id: 2, session: surface(2).session, workspace: 0 }))).toBe('focus');
+    expect(picture.active?.focus).toBe(2);
+    expect(picture.apply(frame({ type: 'surface_closed', surface_id: 1, session: surface(1).session, workspace: 0 }))).toBe('surfaces');
+    expect(picture.statuses.has(1)).toBe(false);
+  });
+
+  test('a closed workspace goes and the ones after it move up; a new one is added in order', () => {
+    const picture = new Picture();
+    picture.load([workspace(0), workspace(1), workspace(2)], [], []);
+    picture.apply(frame({ type: 'workspace_changed', ...workspace(1), active: false, closed: true }));
+    expect(picture.workspaces.map((w) => [w.name, w.index])).toEqual([
+      ['w0', 0],
+      ['w2', 1],
+    ]);
+    picture.apply(frame({ type: 'workspace_changed', ...workspace(2, { id: '00000009-0000-4000-8000-000000000000', name: 'new', active: true }) }));
+    expect(picture.workspaces.map((w) => w.name)).toEqual(['w0', 'w2', 'new']);
+    expect(picture.apply(frame({ type: 'dropped', count: 3 }))).toBe('resync');
+  });
+});
