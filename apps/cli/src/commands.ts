@@ -79,6 +79,16 @@ export const VERBS: VerbSpec[] = [
     family: 'panes',
   },
   {
+    name: 'attach',
+    summary: 'Work in a workspace from this terminal: its panes, and every agent’s turn beside them, until detached (prefix d).',
+    args: [{ name: 'workspace', optional: true }],
+    flags: {},
+    example: 'paneflow attach api',
+    details:
+      'workspace: a name or a zero-based index (default: the active one). The prefix key (ctrl-b unless `attach.prefix` in the\nconfig says otherwise) then ? shows the keys. Detaching, or closing the terminal, leaves every session running.',
+    family: 'attach',
+  },
+  {
     name: 'ps',
     summary: 'Show every agent in every workspace and what it declared: a table, or {agents} with --json.',
     args: [],

@@ -1,6 +1,7 @@
 import { replyFor, Scanner, Store, type Parsed, type StatusRecord } from '@paneflow/osc7501';
 import { ErrorCode, READ_LINES_DEFAULT, READ_LINES_MAX, RpcError, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, type Manifest, type WireRecord } from '@paneflow/protocol';
 import { SerializeAddon } from '@xterm/addon-serialize';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { logicalLines, tailText } from './terminal-text';
 
@@ -17,6 +18,16 @@ export interface TerminalEvents {
   parsed(bytes: number): void;
   /** What the terminal answers a program (DA1, cursor reports, the OSC 7501 query reply). */
   reply(data: string | Buffer): void;
+}
+
+/**
+ * Character widths as programs measure them today (emoji and CJK wide, by Unicode 11 and later),
+ * not xterm's default Unicode 6 tables: every terminal of a session — the host's, the mirrors —
+ * must agree with the program, or the cursor drifts after the first emoji.
+ */
+function useModernWidths(term: Terminal): void {
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
 }
 
 const toWire = (r: StatusRecord): WireRecord => ({
@@ -51,6 +62,7 @@ export class CanonicalTerminal {
   ) {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
     this.term.loadAddon(this.serializer);
+    useModernWidths(this.term);
     this.term.parser.registerOscHandler(133, (data) => {
       if (data === 'A' || data.startsWith('A;')) this.changed(this.store.promptStart().length > 0);
       events.marked();

@@ -13,6 +13,8 @@ export interface Config {
   reduce_motion: boolean;
   /** A runtime's `visibility_config_key` → shown in the desktop. */
   visibility: Record<string, boolean>;
+  /** `paneflow attach`: its prefix key, and whether it rings and notifies for agents out of view. */
+  attach: { prefix: string; notifications: boolean };
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -23,6 +25,7 @@ export const DEFAULT_CONFIG: Config = {
   agent_stall_threshold_secs: 0,
   reduce_motion: false,
   visibility: {},
+  attach: { prefix: 'ctrl-b', notifications: true },
 };
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
@@ -39,7 +42,7 @@ const isStringMap = (value: unknown): value is Record<string, string> =>
  * and its default kept. A config can never stop serve from starting.
  */
 export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): { config: Config; ignored: string[] } {
-  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {} };
+  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach } };
   const ignored: string[] = [];
   let data: unknown;
   try {
@@ -75,6 +78,19 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
         if (isStringMap(env)) config.terminal_env = { ...env };
         else if (env !== undefined) ignored.push('terminal.env: expected an object of strings');
         for (const k of extra) ignored.push(`terminal.${k}: unknown key`);
+        break;
+      }
+      case 'attach': {
+        const section = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+        if (!section) {
+          ignored.push('attach: expected an object');
+          break;
+        }
+        for (const [name, setting] of Object.entries(section)) {
+          if (name === 'prefix' && typeof setting === 'string' && /^(ctrl|alt)-[a-z]$/.test(setting)) config.attach.prefix = setting;
+          else if (name === 'notifications' && typeof setting === 'boolean') config.attach.notifications = setting;
+          else ignored.push(name === 'prefix' || name === 'notifications' ? `attach.${name}: expected ${name === 'prefix' ? 'ctrl-<letter> or alt-<letter>' : 'true or false'}, got ${JSON.stringify(setting)}` : `attach.${name}: unknown key`);
+        }
         break;
       }
       default:

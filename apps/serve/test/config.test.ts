@@ -22,4 +22,11 @@ describe('config (REFERENCE.md §10)', () => {
     ]);
     expect(parseConfig('{not json', keys).ignored[0]).toMatch(/not valid JSON/);
   });
+
+  test("attach's prefix key and notifications; a prefix that is not ctrl- or alt- and a letter is ignored", () => {
+    expect(parseConfig(JSON.stringify({ attach: { prefix: 'ctrl-a', notifications: false } }), keys).config.attach).toEqual({ prefix: 'ctrl-a', notifications: false });
+    const { config, ignored } = parseConfig(JSON.stringify({ attach: { prefix: 'enter', other: 1 } }), keys);
+    expect(config.attach).toEqual({ prefix: 'ctrl-b', notifications: true });
+    expect(ignored).toEqual(['attach.prefix: expected ctrl-<letter> or alt-<letter>, got "enter"', 'attach.other: unknown key']);
+  });
 });

@@ -67,8 +67,8 @@ export const PublicMethods = {
       build_id: Type.String(),
       sessions: Type.Integer({ minimum: 0 }),
       capabilities: Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean() }),
-      /** What the desktop needs of the config: no animation when `reduce_motion`. */
-      presentation: Type.Object({ reduce_motion: Type.Boolean() }),
+      /** What the faces need of the config: no animation when `reduce_motion`; attach's prefix key and notifications. */
+      presentation: Type.Object({ reduce_motion: Type.Boolean(), attach: Type.Object({ prefix: Type.String(), notifications: Type.Boolean() }) }),
     }),
   ),
   'serve.shutdown': method(Type.Object({ drain_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Empty),
@@ -174,6 +174,11 @@ export const PublicMethods = {
     Type.Object({ ...SurfaceTarget, timeout_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })) }, closed),
     Type.Object({ ready: Type.Boolean(), by: Type.Union([Type.Literal('declared_idle'), Type.Literal('quiet'), Type.Literal('deadline'), Type.Literal('timeout')]) }),
   ),
+  /**
+   * Closes a pane: its session stopped and removed, its managed worktree torn down (§5.4). A
+   * workspace left without panes closes too.
+   */
+  'surface.close': method(Type.Object(SurfaceTarget, closed), Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean() })),
   'fleet.list': method(Empty, Type.Object({ agents: Type.Array(StatusObject) })),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),

@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+export * from './tmux';
+
 export const ROOT = join(__dirname, '../../..');
 export const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');

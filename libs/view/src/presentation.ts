@@ -4,7 +4,7 @@ import type { StatusObject } from '@paneflow/protocol/status';
 import type { DeclaredStatus } from '@paneflow/protocol/wire';
 
 /** The fields of a status object (§3.7) a face reads. */
-export type PaneStatus = Pick<StatusObject, 'surface_id' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message'>;
+export type PaneStatus = Pick<StatusObject, 'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message'>;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
 export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'none';

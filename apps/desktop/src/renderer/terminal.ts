@@ -3,6 +3,7 @@
 // request it would otherwise answer; only what the user types goes back, as `user` input.
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal } from '@xterm/xterm';
 import type { PaneflowApi } from '../api';
@@ -60,6 +61,9 @@ export class PaneTerminal {
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon());
+    // The widths the host's terminal and the program use (apps/host/src/terminal.ts).
+    this.term.loadAddon(new Unicode11Addon());
+    this.term.unicode.activeVersion = '11';
     swallowRequests(this.term);
     this.term.onData((data) => {
       // The face being used sets the size (tmux's window-size latest).

@@ -57,6 +57,14 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     clearTimeout(timer);
     return { ready: by !== 'timeout', by };
   },
+  'surface.close': async ({ surface_id }) => {
+    const pane = ctx.pane(surface_id);
+    const workspace = ctx.workspaceOf(pane);
+    await panes.close([pane]);
+    const empty = ctx.model.workspacePanes(workspace.id).length === 0;
+    if (empty) workspaces.remove(workspace);
+    return { closed: surface_id, workspace_closed: empty };
+  },
   'surface.split': async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree }) => {
     if ((command || agent || prompt !== undefined || env || managed_worktree) && !ctx.capabilities.orchestration && !ctx.capabilities.scripting) {
       throw disabled('surface.split', 'PANEFLOW_IPC_ORCHESTRATION');

@@ -23,7 +23,7 @@ export const systemMethods: MethodFamily = ({ ctx, shutdown }) => ({
     build_id: ctx.buildId,
     sessions: ctx.views.size,
     capabilities: { ...ctx.capabilities, ai_unrestricted: ctx.config.current.ai_unrestricted },
-    presentation: { reduce_motion: ctx.config.current.reduce_motion },
+    presentation: { reduce_motion: ctx.config.current.reduce_motion, attach: ctx.config.current.attach },
   }),
   'serve.shutdown': ({ drain_ms }) => {
     setImmediate(() => shutdown(drain_ms ?? 5000));

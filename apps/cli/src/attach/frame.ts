@@ -1,0 +1,220 @@
+import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type Layout, type Rect, type Style } from '@paneflow/screen';
+import { agentRows, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type PaneStatus, type Picture } from '@paneflow/view';
+import { cursorOf, type PaneMirror } from './mirror';
+
+/** The sidebar's width when the terminal is wide enough to have one. */
+const SIDEBAR_WIDTH = 26;
+const SIDEBAR_FROM_COLS = 70;
+
+const style = (fg: number | null, attrs = 0, bg: number | null = null): Style => ({ fg: fg === null ? 0 : paletteColor(fg), bg: bg === null ? 0 : paletteColor(bg), attrs });
+const STYLES = {
+  heading: style(null, Attr.bold),
+  dim: style(null, Attr.dim),
+  active: style(null, Attr.bold | Attr.inverse),
+  border: style(8),
+  focus: style(2, Attr.bold),
+  needYou: style(3, Attr.bold),
+  error: style(1, Attr.bold),
+  done: style(2),
+  status: style(0, 0, 2),
+  statusActive: style(15, Attr.bold, 4),
+  prefix: style(0, Attr.bold, 3),
+  overlay: style(15, 0, 8),
+  match: style(null, Attr.inverse),
+} as const;
+
+/** Where a click lands. */
+export type Hit = { rect: Rect; kind: 'workspace'; index: number } | { rect: Rect; kind: 'agent'; surfaceId: number };
+
+/** What the client is doing with the keyboard, as the status line and overlays show it. */
+export type Mode =
+  | { kind: 'normal' }
+  | { kind: 'prefix' }
+  | { kind: 'scroll'; search: string | null; typing: boolean; match: number | null }
+  | { kind: 'confirm'; question: string }
+  | { kind: 'help' };
+
+export interface Scene {
+  cols: number;
+  rows: number;
+  picture: Picture;
+  mirrors: ReadonlyMap<number, PaneMirror>;
+  zoomed: number | null;
+  label(status: PaneStatus): string;
+  /** The spinner clock's tick; with `reduceMotion` spinners are a static mark. */
+  tick: number;
+  reduceMotion: boolean;
+  mode: Mode;
+  /** A passing note on the status line (an error, a hint). */
+  note: string | null;
+  prefixName: string;
+}
+
+export interface Drawn {
+  grid: Grid;
+  cursor: Cursor;
+  layout: Layout | null;
+  /** The pane area (right of the sidebar, above the status line). */
+  area: Rect;
+  hits: Hit[];
+  /** Whether a spinner is on screen (the clock must run). */
+  spinning: boolean;
+}
+
+const HELP = [
+  'prefix, then:',
+  '  %  |     split right          "  -    split below',
+  '  ← ↑ → ↓  move focus           z       zoom the pane',
+  '  n  p     next/previous ws     0-9     workspace N',
+  '  a        next agent that needs you',
+  '  [        scrollback (/ search, n next, q quit)',
+  '  x        close the pane       c       new workspace',
+  '  d        detach               ?       this help',
+  '  prefix twice sends the prefix key to the pane',
+  '',
+  'mouse: click a pane to focus it, a row to jump, wheel scrolls',
+];
+
+/** One frame of `paneflow attach`: sidebar, the active workspace's panes, status line, overlays. */
+export function drawFrame(scene: Scene, grid: Grid): Drawn {
+  const { cols, rows, picture } = scene;
+  grid.clear();
+  const hits: Hit[] = [];
+  const sidebar = cols >= SIDEBAR_FROM_COLS ? SIDEBAR_WIDTH : 0;
+  const area: Rect = { x: sidebar ? sidebar + 1 : 0, y: 0, width: cols - (sidebar ? sidebar + 1 : 0), height: Math.max(1, rows - 1) };
+  let spinning = false;
+  if (sidebar) spinning = drawSidebar(scene, grid, sidebar, hits);
+  const workspace = picture.active;
+  const layout = workspace?.layout ? layoutPanes(workspace.layout, area, { zoomed: scene.zoomed }) : null;
+  let cursor: Cursor = { x: 0, y: 0, visible: false, shape: 'block' };
+  if (layout) {
+    for (const border of layout.borders) grid.setCell(border.x, border.y, border.glyph, workspace?.focus !== null && border.surfaces.includes(workspace!.focus!) ? STYLES.focus : STYLES.border);
+    for (const pane of layout.panes) {
+      const focused = pane.surfaceId === workspace?.focus;
+      const mirror = scene.mirrors.get(pane.surfaceId);
+      writeText(grid, pane.title.x, pane.title.y, ` ${titleOf(scene, pane.surfaceId, mirror)} `, focused ? STYLES.focus : STYLES.dim, { maxWidth: pane.title.width, ellipsis: '…' });
+      if (!mirror || mirror.state === 'attaching') {
+        writeText(grid, pane.content.x, pane.content.y, 'attaching…', STYLES.dim, { maxWidth: pane.content.width });
+        continue;
+      }
+      copyPane(grid, mirror.buffer, pane.content, { top: mirror.top });
+      if (focused && scene.mode.kind === 'scroll' && scene.mode.match !== null) highlightLine(grid, pane.content, scene.mode.match - mirror.top);
+      if (mirror.state !== 'attached') writeText(grid, pane.content.x, pane.content.y, mirror.state === 'lost' ? ' lost — reattaching ' : ' host replaced ', STYLES.error, { maxWidth: pane.content.width });
+      if (focused && mirror.scrolledBack === 0) {
+        const at = paneCursor(mirror.buffer, pane.content, { top: mirror.top });
+        const shown = cursorOf(mirror.term);
+        if (at) cursor = { x: at.x, y: at.y, visible: !shown.hidden && scene.mode.kind !== 'help', shape: shown.shape };
+      }
+    }
+  } else writeText(grid, area.x + 1, 0, workspace ? 'no panes' : 'no workspace: prefix c makes one', STYLES.dim);
+  drawStatusLine(scene, grid);
+  if (scene.mode.kind === 'help') drawBox(grid, HELP, cols, rows);
+  if (scene.mode.kind === 'confirm') drawBox(grid, [scene.mode.question, '', 'y: close   n: keep'], cols, rows);
+  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = { ...cursor, visible: false };
+  return { grid, cursor, layout, area, hits, spinning };
+}
+
+function titleOf(scene: Scene, surfaceId: number, mirror: PaneMirror | undefined): string {
+  const surface = scene.picture.surfaces.get(surfaceId);
+  const status = scene.picture.statuses.get(surfaceId);
+  const name = surface?.name ?? (surface?.title || `pane ${surfaceId}`);
+  // An agent's state is in the sidebar; the title shows what any other program declared (§3.9).
+  const declared = status && status.tool === null ? headerStatus(status.declared) : null;
+  const scrolled = mirror && mirror.scrolledBack > 0 ? ` [-${mirror.scrolledBack}]` : '';
+  return `${surfaceId} ${name}${declared ? ` · ${declared}` : ''}${scrolled}`;
+}
+
+function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): boolean {
+  const { picture, rows } = scene;
+  for (let y = 0; y < rows - 1; y++) grid.setCell(width, y, '│', STYLES.border);
+  let y = 0;
+  writeText(grid, 1, y++, 'Workspaces', STYLES.heading, { maxWidth: width - 1 });
+  for (const workspace of picture.workspaces) {
+    if (y >= rows - 3) break;
+    writeText(grid, 1, y, `${workspace.active ? '▸' : ' '} ${workspace.index} ${workspace.name}`, workspace.active ? STYLES.heading : DEFAULT_STYLE, { maxWidth: width - 1, ellipsis: '…' });
+    hits.push({ rect: { x: 0, y, width, height: 1 }, kind: 'workspace', index: workspace.index });
+    y++;
+  }
+  y++;
+  writeText(grid, 1, y++, 'Agents', STYLES.heading, { maxWidth: width - 1 });
+  const statuses = [...picture.statuses.values()].sort((a, b) => a.surface_id - b.surface_id);
+  const rows_ = agentRows(statuses, (s) => scene.label(s));
+  if (rows_.length === 0) writeText(grid, 1, y++, 'none', STYLES.dim, { maxWidth: width - 1 });
+  let spinning = false;
+  for (const row of rows_) {
+    if (y >= rows - 1) break;
+    const top = y;
+    spinning = drawAgentRow(scene, grid, row, width, y) || spinning;
+    y++;
+    if (row.mark === 'need_you' && row.message && y < rows - 1) writeText(grid, 3, y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
+    hits.push({ rect: { x: 0, y: top, width, height: y - top }, kind: 'agent', surfaceId: row.surface_id });
+  }
+  return spinning;
+}
+
+const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
+  need_you: [STATIC_MARK, STYLES.needYou, 'Need you'],
+  error: ['✖', STYLES.error, 'Error'],
+  done: ['✔', STYLES.done, 'Done'],
+  no_status: ['○', STYLES.dim, 'No status'],
+};
+
+/** One agent's row (§3.9); true when it is a spinner. */
+function drawAgentRow(scene: Scene, grid: Grid, row: AgentRow, width: number, y: number): boolean {
+  const badge = BADGES[row.mark];
+  let glyph = ' ';
+  let glyphStyle: Style = DEFAULT_STYLE;
+  if (row.mark === 'working') glyph = scene.reduceMotion ? STATIC_MARK : spinnerFrame(scene.tick);
+  else if (badge) [glyph, glyphStyle] = badge;
+  grid.setCell(1, y, glyph, row.mark === 'working' ? STYLES.focus : glyphStyle);
+  const label = badge ? badge[2] : '';
+  const labelWidth = label ? label.length + 1 : 0;
+  writeText(grid, 3, y, row.label, row.mark === 'no_status' ? STYLES.dim : DEFAULT_STYLE, { maxWidth: width - 3 - labelWidth, ellipsis: '…' });
+  if (badge) writeText(grid, width - label.length, y, label, badge[1]);
+  return row.mark === 'working' && !scene.reduceMotion;
+}
+
+function drawStatusLine(scene: Scene, grid: Grid): void {
+  const { cols, rows, picture, mode } = scene;
+  const y = rows - 1;
+  grid.fill({ x: 0, y, width: cols, height: 1 }, STYLES.status);
+  let x = 0;
+  for (const workspace of picture.workspaces) {
+    x += writeText(grid, x, y, ` ${workspace.index}:${workspace.name} `, workspace.active ? STYLES.statusActive : STYLES.status, { maxWidth: Math.max(0, cols - x) });
+  }
+  const focused = picture.active?.focus;
+  const status = focused ? picture.statuses.get(focused) : undefined;
+  const mark = status ? rowMark(status) : 'none';
+  const right =
+    scene.note ??
+    (mode.kind === 'prefix'
+      ? ' PREFIX: ? for help '
+      : mode.kind === 'scroll'
+        ? mode.typing
+          ? ` /${mode.search ?? ''}`
+          : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `
+        : mode.kind === 'confirm'
+          ? ' y/n '
+          : ` ${scene.prefixName} ? help  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `);
+  const rightStyle = mode.kind === 'prefix' || mode.kind === 'confirm' ? STYLES.prefix : STYLES.status;
+  const width = Math.min(cols - x, [...right].length);
+  if (width > 0) writeText(grid, cols - width, y, right, rightStyle, { maxWidth: width, ellipsis: '…' });
+}
+
+function drawBox(grid: Grid, lines: string[], cols: number, rows: number): void {
+  const width = Math.min(cols - 2, Math.max(...lines.map((l) => [...l].length)) + 4);
+  const height = Math.min(rows - 2, lines.length + 2);
+  const x = Math.max(0, Math.floor((cols - width) / 2));
+  const y = Math.max(0, Math.floor((rows - height) / 2));
+  grid.fill({ x, y, width, height }, STYLES.overlay);
+  lines.slice(0, height - 2).forEach((line, i) => writeText(grid, x + 2, y + 1 + i, line, STYLES.overlay, { maxWidth: width - 4 }));
+}
+
+function highlightLine(grid: Grid, content: Rect, row: number): void {
+  if (row < 0 || row >= content.height) return;
+  for (let x = content.x; x < content.x + content.width; x++) {
+    const cell = grid.cell(x, content.y + row);
+    if (cell.width === 0) continue;
+    grid.setCell(x, content.y + row, cell.chars || ' ', { fg: cell.fg, bg: cell.bg, attrs: cell.attrs ^ Attr.inverse }, cell.width);
+  }
+}

@@ -1,0 +1,234 @@
+// `paneflow attach` as a person meets it: in a real terminal (tmux), typed into with send-keys,
+// read back with capture-pane, against a real instance.
+import { CLI, makeHome, ROOT, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { Terminal } from '@xterm/headless';
+
+let home: Home;
+let tmux: Tmux;
+beforeAll(() => {
+  home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  expect(home.run(['start']).code).toBe(0);
+  tmux = new Tmux();
+});
+afterAll(() => {
+  tmux?.kill();
+  home?.cleanup();
+});
+
+const SHELL = 'PS1="ready$ " exec bash --norc --noprofile -i';
+const text = (lines: string[]) => lines.join('\n');
+
+function attach(workspace: string, cols = 120, rows = 32): TmuxWindow {
+  return tmux.window([process.execPath, CLI, 'attach', workspace], { env: home.env, dir: home.dir, cols, rows });
+}
+
+/** The window's screen once `test` holds. */
+function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
+  return until(() => {
+    const lines = window.capture();
+    return test(lines) ? lines : null;
+  }, what);
+}
+
+async function workspace(name: string, panes: Array<{ name: string; command: string; focus?: boolean }>) {
+  const up = await home.rpc('workspace.up', { name, layout: 'even_h', panes: panes.map((p) => ({ name: p.name, cwd: home.dir, command: p.command, focus: !!p.focus, env: {} })) });
+  return Object.fromEntries(up.surfaces.map((s) => [s.name, s.surface_id])) as Record<string, number>;
+}
+
+const focusOf = async (name: string) => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === name)!.focus;
+
+test('typing into a shell pane runs the command; the sidebar lists the workspaces', async () => {
+  await workspace('typing', [{ name: 'sh', command: SHELL, focus: true }]);
+  const window = attach('typing');
+  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  window.type('echo from-$((6*7))');
+  window.keys('Enter');
+  const lines = await screen(window, (l) => text(l).includes('from-42'), 'the output');
+  expect(lines[0]).toMatch(/Workspaces/);
+  expect(text(lines)).toMatch(/▸ \d+ typing/);
+  expect(lines.at(-1)).toMatch(/C-b \? help/);
+});
+
+test("an agent's turn in the sidebar: spinner, Need you with its message, answered with a key, Done until the pane is seen", async () => {
+  const ids = await workspace('turns', [
+    { name: 'lead', command: 'claude --work-ms 1500' },
+    { name: 'side', command: SHELL, focus: true },
+  ]);
+  const window = attach('turns');
+  await screen(window, (l) => /^\s+lead\s*│/m.test(text(l)), 'the agent row');
+  expect(home.run(['send', 'lead', 'deploy it permission', '--submit', '--scope', 'all']).code).toBe(0);
+  await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] lead/.test(text(l)), 'a spinner');
+  const asking = await screen(window, (l) => text(l).includes('Need you'), 'Need you');
+  expect(text(asking)).toMatch(/● lead\s+Need you/);
+  expect(text(asking)).toMatch(/approve Bash: deploy/);
+  // prefix a jumps to the agent that needs you; 1 answers its menu, as a person would.
+  window.keys('C-b', 'a');
+  await until(async () => (await focusOf('turns')) === ids.lead || null, 'focus on the agent');
+  window.type('1');
+  await until(async () => ((await home.rpc('surface.status', { surface_id: ids.lead })).state === 'finished' ? true : null), 'the turn done');
+  // Done in the pane in front of you is seen at once.
+  expect((await home.rpc('surface.status', { surface_id: ids.lead })).unread).toBe(false);
+
+  window.keys('C-b', 'Right');
+  await until(async () => (await focusOf('turns')) === ids.side || null, 'focus back on the shell');
+  expect(home.run(['send', 'lead', 'again permission', '--submit', '--scope', 'all']).code).toBe(0);
+  await screen(window, (l) => text(l).includes('Need you'), 'Need you again');
+  expect(home.run(['key', 'lead', '1', '--scope', 'all']).code).toBe(0);
+  await screen(window, (l) => /✔ lead\s+Done/.test(text(l)), 'Done');
+  window.keys('C-b', 'Left');
+  await screen(window, (l) => !text(l).includes('Done') && /^\s+lead\s*│/m.test(text(l)), 'Done cleared once seen');
+  expect((await home.rpc('surface.status', { surface_id: ids.lead })).unread).toBe(false);
+});
+
+/** The pane titles in a screen's header rows: `─ <id> <name>`. */
+const titles = (lines: string[]) => [...text(lines).matchAll(/─ (\d+) ([^\s─]+)/g)].map((m) => Number(m[1]));
+const workspaceOf = async (name: string) => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === name)!;
+
+test('split, focus moves, zoom, next workspace, close with the confirmation, detach and attach again to the same screen', async () => {
+  const ids = await workspace('layout', [{ name: 'one', command: SHELL, focus: true }]);
+  await workspace('other', [{ name: 'elsewhere', command: SHELL }]);
+  const window = attach('layout');
+  await screen(window, (l) => titles(l).length === 1, 'one pane');
+
+  window.keys('C-b', '%');
+  const two = await screen(window, (l) => titles(l).length === 2, 'split right');
+  const right = titles(two).find((id) => id !== ids.one)!;
+  expect((await workspaceOf('layout')).focus).toBe(right);
+  window.keys('C-b', '"');
+  await screen(window, (l) => titles(l).length === 3, 'split below');
+  const below = (await workspaceOf('layout')).focus!;
+  window.keys('C-b', 'Up');
+  await until(async () => (await focusOf('layout')) === right || null, 'focus up');
+  window.keys('C-b', 'Left');
+  await until(async () => (await focusOf('layout')) === ids.one || null, 'focus left');
+
+  window.keys('C-b', 'z');
+  await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.one]), 'zoomed');
+  window.keys('C-b', 'z');
+  await screen(window, (l) => titles(l).length === 3, 'unzoomed');
+
+  window.keys('C-b', 'n');
+  await until(async () => ((await workspaceOf('other')).active ? true : null), 'the next workspace');
+  await screen(window, (l) => text(l).includes('elsewhere'), 'its pane');
+  window.keys('C-b', 'p');
+  await until(async () => ((await workspaceOf('layout')).active ? true : null), 'back');
+
+  // A pane whose agent is working asks first; n keeps it, y closes it.
+  await home.rpc('surface.focus', { surface_id: below });
+  // A login shell's profile may reset PATH: the fixture agent by its full path, named claude.
+  window.type(`exec ${home.dir}/bin/claude --work-ms 60000`);
+  window.keys('Enter');
+  await until(async () => ((await home.rpc('surface.status', { surface_id: below })).tool === 'claude' ? true : null), 'the agent identified');
+  window.type('a long task');
+  window.keys('Enter');
+  await until(async () => ((await home.rpc('surface.status', { surface_id: below })).state === 'thinking' ? true : null), 'working');
+  window.keys('C-b', 'x');
+  await screen(window, (l) => /Close .*Its agent is working/.test(text(l)), 'the question');
+  window.type('n');
+  await screen(window, (l) => !text(l).includes('Its agent is working'), 'kept');
+  expect(titles(window.capture())).toContain(below);
+  window.keys('C-b', 'x');
+  await screen(window, (l) => text(l).includes('Its agent is working'), 'asked again');
+  window.type('y');
+  await screen(window, (l) => titles(l).length === 2, 'closed');
+  // A shell closes without a question.
+  await home.rpc('surface.focus', { surface_id: right });
+  window.keys('C-b', 'x');
+  await screen(window, (l) => titles(l).length === 1, 'the shell closed');
+
+  window.type('echo still-$((2+3))');
+  window.keys('Enter');
+  const before = await screen(window, (l) => text(l).includes('still-5'), 'output');
+  window.keys('C-b', 'd');
+  await until(() => window.dead || null, 'detached');
+  expect((await home.rpc('surface.status', { surface_id: ids.one })).session).toBeTruthy();
+  const again = attach('layout');
+  await screen(again, (l) => text(l).includes('still-5'), 'the same screen');
+  const visible = (lines: string[]) => lines.slice(0, 5).map((l) => l.trimEnd());
+  expect(visible(again.capture())).toEqual(visible(before));
+});
+
+/** A capture with its escapes, read into a terminal, so that cells compare with cells. */
+async function cellsOf(lines: string[], cols: number, rows: number) {
+  const term = new Terminal({ cols, rows, allowProposedApi: true });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  await new Promise<void>((resolve) => term.write(lines.join('\r\n'), resolve));
+  const buffer = term.buffer.active;
+  const cell = (x: number, y: number) => {
+    const c = buffer.getLine(y)?.getCell(x);
+    if (!c) return null;
+    const flags = [c.isBold(), c.isDim(), c.isItalic(), c.isUnderline(), c.isInverse(), c.isStrikethrough()].map((on) => (on ? 1 : 0)).join('');
+    return `${c.getChars() || ' '}|${c.getWidth()}|${c.getFgColorMode()}:${c.getFgColor()}|${c.getBgColorMode()}:${c.getBgColor()}|${flags}`;
+  };
+  return { cell, dispose: () => term.dispose() };
+}
+
+/**
+ * `argv` in a zoomed pane of `paneflow attach`, and in tmux itself at the pane's size: once both
+ * show the same text, every cell must be the same (character, width, colours, attributes).
+ */
+async function sameAsTmux(name: string, argv: string[], ready: string): Promise<string[]> {
+  const cols = 120;
+  const rows = 32;
+  await workspace(name, [{ name, command: argv.map((a) => `'${a}'`).join(' '), focus: true }]);
+  const window = attach(name, cols, rows);
+  await screen(window, (l) => text(l).includes(ready), `${name} through attach`);
+  window.keys('C-b', 'z');
+  // Zoomed, the pane's terminal is the screen right of the sidebar and under its title row.
+  const left = 27;
+  const width = cols - left;
+  const height = rows - 2;
+  const direct = tmux.window(argv, { env: home.env, dir: home.dir, cols: width, rows: height });
+  await screen(direct, (l) => text(l).includes(ready), `${name} in tmux`);
+  await until(() => {
+    const a = window.capture().slice(1, 1 + height).map((l) => [...l].slice(left).join('').trimEnd());
+    const b = direct.capture().map((l) => l.trimEnd());
+    return JSON.stringify(a) === JSON.stringify(b.slice(0, height)) || null;
+  }, `${name}: the same text`);
+  const through = await cellsOf(window.capture(true), cols, rows);
+  const itself = await cellsOf(direct.capture(true), width, height);
+  const differences: string[] = [];
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (through.cell(left + x, y + 1) !== itself.cell(x, y)) differences.push(`(${x},${y}) ${through.cell(left + x, y + 1)} ≠ ${itself.cell(x, y)}`);
+  through.dispose();
+  itself.dispose();
+  return differences;
+}
+
+test('a program looks cell for cell as it does in tmux itself: colours, attributes, wide and combining characters, box drawing, cursor moves', async () => {
+  expect(await sameAsTmux('drawing', [`${ROOT}/fixtures/draw.sh`], 'at 10,20')).toEqual([]);
+});
+
+test('a full-screen program (less, on the alternate screen) looks cell for cell as it does in tmux itself', async () => {
+  expect(await sameAsTmux('pager', ['less', '-R', `${ROOT}/libs/screen/README.md`], '# @paneflow/screen')).toEqual([]);
+});
+
+test('the outer window sets the pane size; two clients see the same panes; the one in use sets the size; killing a client leaves the sessions', async () => {
+  const ids = await workspace('sizes', [{ name: 'sized', command: SHELL, focus: true }]);
+  const one = attach('sizes', 100, 30);
+  await screen(one, (l) => text(l).includes('ready$'), 'the prompt');
+  one.type('stty size');
+  one.keys('Enter');
+  // 100 columns less the sidebar (27), 30 rows less the title row and the status line.
+  await screen(one, (l) => /28 73/.test(text(l)), 'stty in the first client');
+  one.resize(110, 34);
+  one.type('stty size');
+  one.keys('Enter');
+  await screen(one, (l) => /32 83/.test(text(l)), 'stty after the window grew');
+
+  const two = attach('sizes', 90, 26);
+  await screen(two, (l) => /32 83/.test(text(l)), 'the second client shows the same pane');
+  two.type('stty size');
+  two.keys('Enter');
+  // Typing made the second client the one in use: its size now, and the first follows.
+  await screen(two, (l) => /24 63/.test(text(l)), 'the size of the client in use');
+  await screen(one, (l) => /24 63/.test(text(l)), 'the first client sees the same output');
+
+  process.kill(two.pid, 'SIGKILL');
+  await until(() => two.dead || null, 'the second client gone');
+  one.type('echo alive-$((1+1))');
+  one.keys('Enter');
+  await screen(one, (l) => text(l).includes('alive-2'), 'the session goes on');
+  expect((await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === ids.sized)?.live).toBe(true);
+});
