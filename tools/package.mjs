@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
+// The libraries published on their own. The paneflow package bundles all of them; @paneflow/protocol
+// would come with the first of reducer and spec to be published, which name it as a dependency.
 const LIBRARIES = ['libs/osc7501'];
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
