@@ -72,8 +72,24 @@ beforeAll(async () => {
   ]);
 }, 240_000);
 
+/** Processes running a program of this prefix: only this test starts them. */
+function survivors(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`${prefix}/`);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
 afterAll(() => {
   if (existsSync(join(prefix, 'bin/paneflow'))) paneflow('stop', '--force');
+  // A serve whose host cannot start never answers, so stop cannot reach it (a broken package).
+  for (const pid of survivors()) process.kill(pid, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
