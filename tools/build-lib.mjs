@@ -1,14 +1,15 @@
-// Builds a library for plain Node: dist/index.cjs (require), dist/index.mjs (import) and .d.ts files.
+// Builds a library for plain Node: dist/index.cjs (require), dist/index.mjs (import) and .d.ts files;
+// and .d.mts files too when its exports map gives `import` declarations of their own.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const projectDir = resolve(root, process.argv[2]);
 const outdir = join(projectDir, 'dist');
-const { dependencies = {}, peerDependencies = {} } = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8'));
+const { dependencies = {}, peerDependencies = {}, exports = {} } = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8'));
 
 rmSync(outdir, { recursive: true, force: true });
 const common = {
@@ -52,3 +53,23 @@ try {
 } finally {
   rmSync(declarationConfig, { force: true });
 }
+
+/**
+ * The ES module view of the declarations. Beside a package without `"type": "module"`, a .d.ts is
+ * read as CommonJS, so an importer would be allowed a default import that index.mjs lacks; each
+ * .d.mts is the same text with its relative specifiers pointing at .mjs (which TypeScript maps to
+ * the .d.mts beside it).
+ */
+function writeModuleDeclarations(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8').replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (_, lead, quote, specifier) => {
+      const target = [`${specifier}.d.ts`, `${specifier}/index.d.ts`].find((candidate) => existsSync(join(dirname(file), candidate)));
+      if (!target) throw new Error(`${file}: no declarations for ${specifier}`);
+      return `${lead}${quote}${target.slice(0, -'.d.ts'.length)}.mjs${quote}`;
+    });
+    writeFileSync(file.slice(0, -'.d.ts'.length) + '.d.mts', text);
+  }
+}
+if (JSON.stringify(exports).includes('.d.mts')) writeModuleDeclarations(outdir);

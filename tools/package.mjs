@@ -1,0 +1,77 @@
+// Packs what people install (`npm run package` builds everything first), as npm tarballs in an
+// output directory (default out/):
+// - `paneflow`: the bundles of every program the root package.json's `bin` names, side by side in
+//   one directory (the CLI's families and sibling programs are found beside the running bundle),
+//   with node-pty, the one module the bundles keep external, as the only dependency;
+// - each published library, packed from its own folder as its package.json describes it.
+// Usage: node tools/package.mjs [outdir]
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+// The libraries published on their own. The paneflow package bundles all of them; @paneflow/protocol
+// would come with the first of reducer and spec to be published, which name it as a dependency.
+const LIBRARIES = ['libs/osc7501'];
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** The bundles an app's build writes: the outfiles of its `tools/build-app.mjs <entry> <outfile>…` command. */
+function appBundles(appDir) {
+  const command = readJson(join(root, appDir, 'project.json')).targets.build.command.split(/\s+/);
+  const at = command.indexOf('tools/build-app.mjs');
+  if (at === -1) throw new Error(`${appDir}: its build is not tools/build-app.mjs, so its bundles are unknown`);
+  return command.slice(at + 1).filter((_, i) => i % 2 === 1);
+}
+
+/** Stages the `paneflow` package: every bundle of the apps behind the root's bins, in one flat directory. */
+function stagePaneflow(stage) {
+  const manifest = readJson(join(root, 'package.json'));
+  const apps = [...new Set(Object.values(manifest.bin).map((bin) => dirname(dirname(bin))))];
+  const bundles = apps.flatMap(appBundles);
+  const names = bundles.map((bundle) => basename(bundle));
+  const clash = names.find((name, i) => names.indexOf(name) !== i);
+  if (clash) throw new Error(`two apps build ${clash}; the package puts every bundle in one directory`);
+  const missing = bundles.filter((bundle) => !existsSync(join(root, bundle)));
+  if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
+  for (const bundle of bundles) copyFileSync(join(root, bundle), join(stage, basename(bundle)));
+  copyFileSync(join(root, 'README.md'), join(stage, 'README.md'));
+  const { name, version, description, license, engines } = manifest;
+  writeFileSync(
+    join(stage, 'package.json'),
+    JSON.stringify(
+      {
+        name,
+        version,
+        description,
+        license,
+        engines,
+        bin: Object.fromEntries(Object.entries(manifest.bin).map(([command, bin]) => [command, basename(bin)])),
+        dependencies: { 'node-pty': manifest.dependencies['node-pty'] },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+}
+
+/** `npm pack` of a directory into outdir; returns what npm reports of the tarball. */
+function pack(dir, outdir) {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', outdir], { cwd: dir, encoding: 'utf8' });
+  const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(out);
+  return { filename, size, unpackedSize, entryCount };
+}
+
+const outdir = resolve(process.argv[2] ?? join(root, 'out'));
+mkdirSync(outdir, { recursive: true });
+const stage = mkdtempSync(join(tmpdir(), 'pf-package-'));
+try {
+  stagePaneflow(stage);
+  const tarballs = [pack(stage, outdir), ...LIBRARIES.map((lib) => pack(join(root, lib), outdir))];
+  for (const { filename, size, unpackedSize, entryCount } of tarballs) {
+    const kib = (bytes) => `${Math.round(bytes / 1024)} KiB`;
+    process.stdout.write(`${relative(process.cwd(), join(outdir, filename))}  ${kib(size)} (${kib(unpackedSize)} unpacked, ${entryCount} files)\n`);
+  }
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
