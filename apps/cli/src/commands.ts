@@ -92,7 +92,7 @@ export const VERBS: VerbSpec[] = [
     name: 'ps',
     summary: 'Show every agent in every workspace and what it declared: a table, or {agents} with --json.',
     args: [],
-    flags: { ...JSON_FLAG },
+    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every event, until Ctrl-C' } },
     example: 'paneflow ps',
     family: 'agents',
   },

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureInstance, instanceEndpoints, request, subscribe } from './instance';
-import { agentTable } from './output';
+import { ensureInstance, instanceEndpoints, request } from './instance';
+import { liveTable } from './live';
 
 /** The fixture agent beside the bundle (apps/cli/dist → fixtures/), when this is a checkout. */
 function fixtureAgent(): string | null {
@@ -32,41 +32,13 @@ async function ensureDemo(): Promise<void> {
 
 /**
  * `paneflow` with no verb where no desktop can run: start the instance, open the demo workspace,
- * and show the live agent table — redrawn on every event — until Ctrl-C. The instance stays up.
+ * and in a terminal attach to it (`paneflow attach demo`); where stdout is no terminal, show the
+ * live agent table instead. Either way the instance stays up.
  */
-export async function headless(why: string): Promise<number> {
+export async function headless(why: string, attachDemo: () => Promise<number>): Promise<number> {
   process.stderr.write(`paneflow: ${why}; running headless\n`);
   const info = await ensureInstance();
   process.stderr.write(`paneflow: instance ${info.adopted ? 'running' : 'started'} (serve pid ${info.pid}, ${instanceEndpoints().home})\n`);
   await ensureDemo();
-  const tty = process.stdout.isTTY === true;
-  let drawing = false;
-  let pending = false;
-  const draw = async () => {
-    if (drawing) {
-      pending = true;
-      return;
-    }
-    drawing = true;
-    try {
-      const { agents } = await request('fleet.list', {});
-      const screen = `${agentTable(agents)}\n\nlive: refreshed on every event · Ctrl-C leaves the instance running (paneflow ps, paneflow stop)\n`;
-      process.stdout.write(tty ? `\x1b[H\x1b[2J${screen}` : `${screen}\n`);
-    } finally {
-      drawing = false;
-      if (pending) {
-        pending = false;
-        void draw();
-      }
-    }
-  };
-  const stream = await subscribe({ types: ['status_changed', 'surface_created', 'surface_closed', 'session_changed'] }, () => void draw());
-  await draw();
-  return new Promise<number>((resolve) => {
-    process.once('SIGINT', () => {
-      stream.destroy();
-      resolve(0);
-    });
-    stream.onClose(() => resolve(1));
-  });
+  return process.stdin.isTTY && process.stdout.isTTY ? attachDemo() : liveTable();
 }

@@ -2,17 +2,11 @@
 // the family bundle it belongs to, loaded only when it runs (README: start-up budget).
 import { BUILD_ID } from '@paneflow/instance/build-id';
 import { defineCommand, runCommand, type CommandDef } from 'citty';
-import { join } from 'node:path';
 import { GROUPS, VERBS } from './commands';
 import { CliError, UsageError } from './errors';
-import { checkArgs, helpText, overview, usageLine, type Family, type Parsed, type VerbSpec } from './usage';
+import { loadFamily } from './families/load';
+import { checkArgs, helpText, overview, usageLine, type Parsed, type VerbSpec } from './usage';
 
-type FamilyModule = { run: Record<string, (parsed: Parsed) => Promise<number>> };
-
-/** Each family is a bundle of its own beside this one (tools/build-app.mjs). */
-function loadFamily(family: Family): FamilyModule {
-  return require(join(__dirname, `paneflow-${family}.cjs`)) as FamilyModule;
-}
 
 let exitCode = 0;
 

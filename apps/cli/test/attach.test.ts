@@ -3,6 +3,9 @@
 import { CLI, makeHome, ROOT, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let home: Home;
 let tmux: Tmux;
@@ -231,4 +234,84 @@ test('the outer window sets the pane size; two clients see the same panes; the o
   one.keys('Enter');
   await screen(one, (l) => text(l).includes('alive-2'), 'the session goes on');
   expect((await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === ids.sized)?.live).toBe(true);
+});
+
+test('paneflow with no verb, in a terminal with no desktop, attaches to the demo workspace', async () => {
+  const env = { ...home.env };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  const window = tmux.window([process.execPath, CLI], { env, dir: home.dir, cols: 120, rows: 32 });
+  const lines = await screen(window, (l) => /▸ \d+ demo/.test(text(l)) && text(l).includes('demo-agent'), 'the demo, attached');
+  expect(text(lines)).toMatch(/─ \d+ demo-agent/);
+  window.keys('C-b', 'd');
+  await until(() => window.dead || null, 'detached');
+});
+
+/** An sshd of the test's own on a free port, taking one key, for root. */
+function startSshd(dir: string): { port: number; key: string; stop(): void } | string {
+  if (process.getuid?.() !== 0) return 'sshd for the test runs as root, to log in as the same user';
+  if (!existsSync('/usr/sbin/sshd') || spawnSync('sh', ['-c', 'command -v ssh']).status !== 0) return 'no sshd or ssh (apt-get install openssh-server openssh-client)';
+  const key = join(dir, 'client-key');
+  const hostKey = join(dir, 'host-key');
+  for (const file of [key, hostKey]) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${key}.pub`));
+  const port = 20000 + (process.pid % 20000);
+  const config = join(dir, 'sshd_config');
+  writeFileSync(
+    config,
+    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'PasswordAuthentication no', 'UsePAM no', 'StrictModes no', `PidFile ${join(dir, 'sshd.pid')}`, 'PermitRootLogin yes', ''].join('\n'),
+  );
+  // sshd wants its privilege-separation directory.
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' });
+  return { port, key, stop: () => sshd.kill('SIGKILL') };
+}
+
+test('works through ssh -t: paneflow attach on the far side of an SSH connection', async () => {
+  const sshd = startSshd(home.dir);
+  if (typeof sshd === 'string') {
+    console.warn(`skipped: ${sshd}`);
+    return;
+  }
+  try {
+    const ids = await workspace('remote', [{ name: 'far', command: SHELL, focus: true }]);
+    const exports = ['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH'].map((k) => `${k}='${home.env[k]}'`).join(' ');
+    const remote = `env ${exports} ${process.execPath} ${CLI} attach remote`;
+    const ssh = ['ssh', '-t', '-p', String(sshd.port), '-i', sshd.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', 'root@127.0.0.1', remote];
+    const window = tmux.window(ssh, { env: home.env, dir: home.dir, cols: 110, rows: 30 });
+    await screen(window, (l) => text(l).includes('ready$') && /▸ \d+ remote/.test(text(l)), 'attached over ssh');
+    window.type('echo over-ssh-$((3*3))');
+    window.keys('Enter');
+    await screen(window, (l) => text(l).includes('over-ssh-9'), 'typing over ssh');
+    // Losing the connection leaves the session running.
+    sshd.stop();
+    process.kill(window.pid, 'SIGKILL');
+    await until(() => window.dead || null, 'the ssh client gone');
+    expect((await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === ids.far)?.live).toBe(true);
+  } finally {
+    sshd.stop();
+  }
+});
+
+test('scrollback mode finds a line far up; a click focuses a pane; the wheel scrolls one that does not take the mouse', async () => {
+  const ids = await workspace('reading', [
+    { name: 'left', command: `seq 1 500; ${SHELL}`, focus: true },
+    { name: 'right', command: SHELL },
+  ]);
+  const window = attach('reading', 120, 32);
+  await screen(window, (l) => /^.*│500\s*│/m.test(text(l)) || text(l).includes('500'), 'the numbers');
+  window.keys('C-b', '[');
+  await screen(window, (l) => text(l).includes('SCROLL'), 'scrollback mode');
+  window.type('/');
+  window.type('123');
+  window.keys('Enter');
+  await screen(window, (l) => l.some((line) => /│123\s/.test(line)) && /\[-\d+\]/.test(text(l)), 'line 123 in view');
+  window.type('q');
+  await screen(window, (l) => !text(l).includes('SCROLL') && !/\[-\d+\]/.test(text(l)), 'back at the bottom');
+
+  // An SGR mouse press in the right pane, as a terminal sends it (1-based column and row).
+  window.type('\x1b[<0;100;10M\x1b[<0;100;10m');
+  await until(async () => (await focusOf('reading')) === ids.right || null, 'the click focused the right pane');
+  window.type('\x1b[<64;40;10M');
+  await screen(window, (l) => /─ \d+ left \[-3\]/.test(text(l)), 'the wheel scrolled the left pane');
 });

@@ -57,13 +57,13 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const checkpoint = await found.terminal.checkpoint(scrollback ?? CHECKPOINT_SCROLLBACK_MAX);
       return { ...checkpoint, instance: host.instance, generation: found.generation };
     },
-    'session.output': ({ session, offset, follow }, { connection }) => {
+    'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
       const found = host.find(session);
       if (offset > found.output.end) {
         throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (${found.output.end})`, { reason: 'offset_ahead', field: 'offset' });
       }
       if (found.output.read(offset, 0) === null) throw new RpcError(ErrorCode.OffsetEvicted, `output before ${offset} is no longer kept`, { reason: 'offset_evicted' });
-      if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset));
+      if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset, keepalive ?? true));
       const chunks: Array<{ offset: number; data: string }> = [];
       for (let at = offset; at < found.output.end; ) {
         const data = found.output.read(at)!;

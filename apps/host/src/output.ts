@@ -76,8 +76,9 @@ export interface OutputSource {
  * memory beyond the tail; one that falls behind it gets `output_evicted`, and one whose session
  * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
  * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
+ * With `keepalive`, a `keepalive` frame every 2 s shows a quiet stream is still there.
  */
-export function followOutput(connection: Connection, session: OutputSource, from: number): void {
+export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean): void {
   let offset = from;
   let waiting = false;
   // Resizes before `from` are in the checkpoint the mirror started from.
@@ -114,10 +115,10 @@ export function followOutput(connection: Connection, session: OutputSource, from
     }
   };
   const unwatch = session.watchOutput(pump);
-  const keepalive = setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), KEEPALIVE_MS);
+  const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), KEEPALIVE_MS) : null;
   const stop = () => {
     unwatch();
-    clearInterval(keepalive);
+    if (ticker) clearInterval(ticker);
   };
   connection.onClose(stop);
   pump();

@@ -32,12 +32,12 @@ function mirror(cols: number, rows: number) {
   };
 }
 
-async function outputStream(session: string, offset: number) {
+async function outputStream(session: string, offset: number, keepalive?: boolean) {
   const connection = await RpcConnection.connect<HostMethods>(host.endpoints.hostSocket);
   await connection.request('host.hello', { client: 'mirror', protocol: HOST_PROTOCOL_VERSION });
   const frames: OutputFrame[] = [];
   connection.onFrame((frame) => frames.push(frame as OutputFrame));
-  const result = await connection.request('session.output', { session, offset, follow: true });
+  const result = await connection.request('session.output', { session, offset, follow: true, keepalive });
   return { connection, frames, result };
 }
 
@@ -118,12 +118,20 @@ describe('mirrors: session.attach and session.output', () => {
     stream.connection.close();
   });
 
-  test('a following stream sends keepalives while the pane is quiet', async () => {
-    const { session } = await client.create({ argv: ['sleep', '30'] });
+  test('a following stream sends keepalives while the pane is quiet, unless it asked for none', async () => {
+    const { session } = await client.create({ argv: BASH });
+    await client.screenMatching(session, /^bash-[\d.]+[$#] $/m);
     const { end_offset } = await client.request('session.output', { session, offset: 0 });
     const stream = await outputStream(session, end_offset);
+    const silent = await outputStream(session, end_offset, false);
     await new Promise((r) => setTimeout(r, 2300));
     expect(stream.frames).toContainEqual({ type: 'keepalive', session, offset: end_offset });
+    expect(silent.frames).toEqual([]);
+    // The silent stream still carries output.
+    await client.request('session.input', { session, text: 'echo after-quiet\r', origin: 'automation' });
+    for (let i = 0; i < 100 && !silent.frames.some((f) => f.type === 'output_data'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(silent.frames[0]).toMatchObject({ type: 'output_data', offset: end_offset });
     stream.connection.close();
+    silent.connection.close();
   });
 });

@@ -22,6 +22,7 @@ class Subscriber {
     readonly connection: Connection,
     private readonly surfaces: ReadonlySet<number> | null,
     private readonly types: ReadonlySet<string> | null,
+    readonly heartbeat: boolean,
   ) {}
 
   wants(frame: Frame): boolean {
@@ -68,23 +69,23 @@ class Subscriber {
   }
 }
 
-/** Fans frames out to subscribers; heartbeats run only while someone listens. */
+/** Fans frames out to subscribers; the heartbeat clock runs only while a subscriber wants heartbeats. */
 export class EventHub {
   private readonly subscribers = new Set<Subscriber>();
   private heartbeat: NodeJS.Timeout | null = null;
   droppedFrames = 0;
 
-  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null): void {
-    const subscriber = new Subscriber(connection, surfaces ? new Set(surfaces) : null, types ? new Set(types) : null);
+  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null, heartbeat: boolean): void {
+    const subscriber = new Subscriber(connection, surfaces ? new Set(surfaces) : null, types ? new Set(types) : null, heartbeat);
     this.subscribers.add(subscriber);
     connection.onClose(() => {
       this.subscribers.delete(subscriber);
-      if (this.subscribers.size === 0 && this.heartbeat) {
+      if (this.heartbeat && ![...this.subscribers].some((s) => s.heartbeat)) {
         clearInterval(this.heartbeat);
         this.heartbeat = null;
       }
     });
-    this.heartbeat ??= setInterval(() => this.beat(), 1000);
+    if (heartbeat) this.heartbeat ??= setInterval(() => this.beat(), 1000);
   }
 
   publish(frame: Frame): void {
@@ -96,7 +97,7 @@ export class EventHub {
   private beat() {
     const now = Date.now();
     for (const subscriber of this.subscribers) {
-      if (now - subscriber.lastFrameAt >= HEARTBEAT_MS) subscriber.push({ type: 'heartbeat', at_ms: now });
+      if (subscriber.heartbeat && now - subscriber.lastFrameAt >= HEARTBEAT_MS) subscriber.push({ type: 'heartbeat', at_ms: now });
     }
   }
 

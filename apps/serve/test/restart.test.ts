@@ -36,10 +36,13 @@ test('kill -9 serve mid-turn: every row comes back with the same status and stat
   const after = (await pf.call('fleet.list', {})).agents.find((a) => a.surface_id === surface)!;
   expect(after).toMatchObject({ status: before.status, state_seq: before.state_seq, state: 'waiting_for_input', message: 'approve Bash: deploy it', surface_name: 'lead' });
 
-  // Nothing is replayed: the first frame the new serve sends a subscriber is a heartbeat.
+  // Nothing is replayed: the first frame the new serve sends a subscriber is a heartbeat, and one
+  // that asked for no heartbeats has heard nothing at all by then.
+  const silent = await pf.subscribe({ heartbeat: false });
   const fresh = await pf.subscribe();
   const first = await fresh.next((f: Frame) => f.type !== 'subscribed', 0, 8000);
   expect(first.type).toBe('heartbeat');
+  expect(silent.frames.filter((f) => f.type !== 'subscribed')).toEqual([]);
 
   // A transition after the restart notifies as usual.
   const mark = fresh.mark;
@@ -49,6 +52,7 @@ test('kill -9 serve mid-turn: every row comes back with the same status and stat
     throw new Error(`${error.message}\nscreen:\n${text}\nserve.log:\n${pf.serveLog()}`);
   });
   expect(finished).toMatchObject({ kind: 'finished', title: 'lead' });
+  expect(await silent.next((f) => f.type === 'notification' && f.surface_id === surface)).toMatchObject({ kind: 'finished' });
   const done = (await pf.call('fleet.list', {})).agents.find((a) => a.surface_id === surface)!;
   expect(done.state_seq).toBe(before.state_seq + 2); // attention → busy → idle
 }, 60_000);

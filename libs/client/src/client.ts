@@ -141,7 +141,8 @@ export class InstanceClient {
           else if (output.type === 'output_resized') sink.resized({ cols: output.cols, rows: output.rows });
           else if (output.type === 'output_evicted' || output.type === 'output_end') own.destroy();
         });
-        await own.request('session.output', { session, offset: begin.output_offset, follow: true });
+        // A closed socket is what tells a mirror its stream is gone; keepalives would only wake it.
+        await own.request('session.output', { session, offset: begin.output_offset, follow: true, keepalive: false });
         sink.state(replaced ? 'host_replaced' : 'attached');
       } catch {
         retry(mine);

@@ -169,10 +169,11 @@ export const HostMethods = {
   ),
   /**
    * The raw output from `offset` (-32021 when it has left the 8 MiB tail). Without `follow`, what
-   * there is now; with it, a stream of OutputFrame from `offset` on, keepalive every 2 s.
+   * there is now; with it, a stream of OutputFrame from `offset` on, keepalive every 2 s unless
+   * `keepalive: false` (a face that must not wake while nothing happens; closing ends it all the same).
    */
   'session.output': method(
-    Type.Object({ session: Uuid, offset: Type.Integer({ minimum: 0 }), follow: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ session: Uuid, offset: Type.Integer({ minimum: 0 }), follow: Type.Optional(Type.Boolean()), keepalive: Type.Optional(Type.Boolean()) }, closed),
     Type.Object({ chunks: Type.Array(Type.Object({ offset: Type.Integer(), data: Type.String() })), end_offset: Type.Integer(), following: Type.Boolean() }),
   ),
   /**

@@ -187,6 +187,8 @@ export const PublicMethods = {
       {
         surfaces: Type.Optional(Type.Array(SurfaceId)),
         types: Type.Optional(Type.Array(Type.Unsafe<EventType>(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))))),
+        /** false: no heartbeats, for a face that must not wake while nothing happens. */
+        heartbeat: Type.Optional(Type.Boolean()),
       },
       closed,
     ),

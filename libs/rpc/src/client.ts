@@ -146,7 +146,11 @@ export class RpcConnection<T extends MethodTable> {
   }
 }
 
-/** One request on a connection of its own, as the public socket expects. */
+/**
+ * One request on a connection of its own, as the public socket expects. The connection is closed
+ * at once when the answer is in: a caller that then blocks (a CLI in spawnSync) must not keep it
+ * open, or a draining server waits for it.
+ */
 export async function call<T extends MethodTable, M extends MethodName<T>>(
   endpoint: string,
   method: M,
@@ -157,7 +161,7 @@ export async function call<T extends MethodTable, M extends MethodName<T>>(
   try {
     return await connection.request(method, params, options);
   } finally {
-    connection.close();
+    connection.destroy();
   }
 }
 

@@ -4,12 +4,12 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, encodeMouse, Grid, InputParser, neighbour, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
 import { Picture, rowMark, SPINNER_TICK_MS, type PaneStatus } from '@paneflow/view';
-import { drawFrame, type Drawn, type Mode } from './frame';
+import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
 import { PaneMirror } from './mirror';
 import type { OuterTerminal } from './tty';
 
-/** Frames are drawn at most this often, and only when something changed. */
-const FRAME_MS = 16;
+/** Frames are drawn only when something changed, and while only output changes at most this often. */
+const OUTPUT_FRAME_MS = 33;
 /** How long a lone ESC waits to be the start of a sequence. */
 const ESCAPE_MS = 25;
 const WHEEL_LINES = 3;
@@ -43,12 +43,20 @@ export class AttachClient {
   private note: string | null = null;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
-  private frameTimer: NodeJS.Timeout | null = null;
+  /** The next frame: soon (this turn of the event loop is over) or later (the output cap). */
+  private frameSoon: NodeJS.Immediate | null = null;
+  private frameLater: NodeJS.Timeout | null = null;
   private escapeTimer: NodeJS.Timeout | null = null;
   private noteTimer: NodeJS.Timeout | null = null;
   private lastFrameAt = 0;
+  /** A keystroke went in since the last frame: the frame that shows its echo waits for nothing. */
+  private echoDue = false;
   private writing: Promise<void> | null = null;
   private dirty = false;
+  /** What the next frame must draw again: all of it, or only these panes' terminals. */
+  private wholeFrame = true;
+  private readonly dirtyPanes = new Set<number>();
+  private sidebarDirty = false;
   /** Frames go out only once the terminal is taken over: one drawn before would be on the other screen. */
   private entered = false;
   /** This face sets the panes' sizes until another one is used (`resized` to a size it did not ask). */
@@ -73,6 +81,7 @@ export class AttachClient {
     if (workspace !== undefined) await this.selectWorkspace(workspace);
     this.tty.enter();
     this.entered = true;
+    this.wholeFrame = true;
     this.tty.input.on('data', (chunk: Buffer) => this.receive(chunk));
     this.tty.output.on('resize', () => {
       this.active = true;
@@ -87,7 +96,8 @@ export class AttachClient {
   }
 
   private stop(): void {
-    for (const timer of [this.spinner, this.frameTimer, this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
+    this.entered = false; // a frame still queued draws nothing
+    for (const timer of [this.spinner, this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
     for (const mirror of this.mirrors.values()) mirror.dispose();
     this.mirrors.clear();
     if (this.subscription !== null) this.client.unsubscribe(this.subscription);
@@ -99,8 +109,9 @@ export class AttachClient {
   }
 
   private async subscribe(): Promise<void> {
+    // No heartbeats: a closed socket already says serve is gone, and idle means no wakeups.
     this.subscription = await this.client.subscribe(
-      {},
+      { heartbeat: false },
       (_id, frame) => this.onEvent(frame as EventFrame),
       () => void this.reconnect(),
     );
@@ -170,44 +181,81 @@ export class AttachClient {
 
   // ------------------------------------------------------------------ drawing
 
-  /** Something changed: draw it, at most once a frame, and never while nothing did. */
-  private invalidate(): void {
+  /**
+   * Something changed: draw it, at most once a frame, and never while nothing did. A pane's output
+   * alone redraws that pane, a spinner tick the sidebar; anything else (the picture, a mode, the
+   * size) the frame.
+   */
+  private invalidate(pane?: number | 'sidebar'): void {
+    if (pane === undefined) this.wholeFrame = true;
+    else if (pane === 'sidebar') this.sidebarDirty = true;
+    else this.dirtyPanes.add(pane);
     this.dirty = true;
-    if (!this.entered || this.frameTimer || this.writing) return;
-    this.frameTimer = setTimeout(() => this.draw(), Math.max(0, this.lastFrameAt + FRAME_MS - Date.now()));
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.entered || this.frameSoon || this.writing) return;
+    // Output alone is drawn at most every OUTPUT_FRAME_MS; the echo of a keystroke at once, even
+    // while a capped frame is waiting (a stream plus typing costs one extra frame per key).
+    const wait = this.echoDue ? 0 : this.lastFrameAt + OUTPUT_FRAME_MS - Date.now();
+    if (wait > 0) {
+      this.frameLater ??= setTimeout(() => this.draw(), wait);
+      return;
+    }
+    if (this.frameLater) clearTimeout(this.frameLater);
+    this.frameLater = null;
+    this.frameSoon = setImmediate(() => this.draw());
   }
 
   private draw(): void {
-    this.frameTimer = null;
-    if (!this.dirty) return;
+    this.frameSoon = null;
+    if (this.frameLater) clearTimeout(this.frameLater);
+    this.frameLater = null;
+    if (!this.dirty || !this.entered) return;
     this.dirty = false;
+    // A frame without pane output (a spinner tick, a mode) is not the echo still to come.
+    if (this.dirtyPanes.size > 0) this.echoDue = false;
     this.lastFrameAt = Date.now();
-    this.syncMirrors();
-    const { cols, rows } = this.tty.size;
-    const drawn = drawFrame(
-      {
-        cols,
-        rows,
-        picture: this.picture,
-        mirrors: this.mirrors,
-        zoomed: this.zoomed,
-        label: this.options.label,
-        tick: this.tick,
-        reduceMotion: this.options.reduceMotion,
-        mode: this.mode,
-        note: this.note,
-        prefixName: this.options.prefix.replace('ctrl-', 'C-'),
-      },
-      this.grid,
-    );
-    this.drawn = drawn;
-    if (this.active) this.claimSizes();
-    this.clock(drawn.spinning);
+    const scene = this.scene();
+    if (this.wholeFrame || !this.drawn) {
+      this.syncMirrors();
+      this.drawn = drawFrame(scene, this.grid, place(scene));
+      if (this.active) this.claimSizes();
+      this.clock(this.drawn.spinning);
+    } else {
+      if (this.sidebarDirty) redrawSidebar(scene, this.drawn);
+      for (const pane of this.drawn.layout?.panes ?? []) {
+        if (!this.dirtyPanes.has(pane.surfaceId)) continue;
+        const cursor = drawPane(scene, this.grid, pane);
+        if (pane.surfaceId === this.picture.active?.focus && cursor) this.drawn.cursor = cursor;
+      }
+    }
+    this.wholeFrame = false;
+    this.sidebarDirty = false;
+    this.dirtyPanes.clear();
     // A slow terminal gets fewer frames, never a backlog: the next waits for this one.
-    this.writing = this.tty.write(this.renderer.render(drawn.grid, drawn.cursor)).then(() => {
+    this.writing = this.tty.write(this.renderer.render(this.grid, this.drawn.cursor)).then(() => {
       this.writing = null;
-      if (this.dirty) this.invalidate();
+      if (this.dirty) this.schedule();
     });
+  }
+
+  private scene(): Scene {
+    const { cols, rows } = this.tty.size;
+    return {
+      cols,
+      rows,
+      picture: this.picture,
+      mirrors: this.mirrors,
+      zoomed: this.zoomed,
+      label: this.options.label,
+      tick: this.tick,
+      reduceMotion: this.options.reduceMotion,
+      mode: this.mode,
+      note: this.note,
+      prefixName: this.options.prefix.replace('ctrl-', 'C-'),
+    };
   }
 
   /** The shared spinner clock: it runs only while a spinner is on screen. */
@@ -215,7 +263,8 @@ export class AttachClient {
     if (spinning && !this.spinner) {
       this.spinner = setInterval(() => {
         this.tick++;
-        this.invalidate();
+        // An overlay may cover the sidebar: then the whole frame, to keep it on top.
+        this.invalidate(this.mode.kind === 'help' || this.mode.kind === 'confirm' ? undefined : 'sidebar');
       }, SPINNER_TICK_MS);
     } else if (!spinning && this.spinner) {
       clearInterval(this.spinner);
@@ -234,7 +283,7 @@ export class AttachClient {
     for (const id of wanted) {
       const surface = this.picture.surfaces.get(id);
       if (surface && !this.mirrors.has(id)) {
-        this.mirrors.set(id, new PaneMirror(this.client, surface.session, { changed: () => this.invalidate(), resized: (size) => this.mirrorResized(id, size) }));
+        this.mirrors.set(id, new PaneMirror(this.client, surface.session, { changed: () => this.invalidate(id), resized: (size) => this.mirrorResized(id, size), state: () => this.invalidate() }));
       }
     }
   }
@@ -266,6 +315,7 @@ export class AttachClient {
   // ------------------------------------------------------------------ input
 
   private receive(chunk: Buffer): void {
+    this.echoDue = true;
     if (this.escapeTimer) clearTimeout(this.escapeTimer);
     this.escapeTimer = null;
     for (const event of this.parser.feed(chunk)) this.handle(event);

@@ -1,4 +1,4 @@
-import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type Layout, type Rect, type Style } from '@paneflow/screen';
+import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
 import { agentRows, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type PaneStatus, type Picture } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
 
@@ -56,6 +56,8 @@ export interface Drawn {
   layout: Layout | null;
   /** The pane area (right of the sidebar, above the status line). */
   area: Rect;
+  /** The sidebar's width (0: none). */
+  sidebar: number;
   hits: Hit[];
   /** Whether a spinner is on screen (the clock must run). */
   spinning: boolean;
@@ -75,43 +77,75 @@ const HELP = [
   'mouse: click a pane to focus it, a row to jump, wheel scrolls',
 ];
 
-/** One frame of `paneflow attach`: sidebar, the active workspace's panes, status line, overlays. */
-export function drawFrame(scene: Scene, grid: Grid): Drawn {
-  const { cols, rows, picture } = scene;
-  grid.clear();
-  const hits: Hit[] = [];
+/** Where things go this frame: the sidebar's width, the pane area, and the active workspace's layout. */
+export interface Placement {
+  sidebar: number;
+  area: Rect;
+  layout: Layout | null;
+}
+
+export function place(scene: Pick<Scene, 'cols' | 'rows' | 'picture' | 'zoomed'>): Placement {
+  const { cols, rows } = scene;
   const sidebar = cols >= SIDEBAR_FROM_COLS ? SIDEBAR_WIDTH : 0;
   const area: Rect = { x: sidebar ? sidebar + 1 : 0, y: 0, width: cols - (sidebar ? sidebar + 1 : 0), height: Math.max(1, rows - 1) };
-  let spinning = false;
-  if (sidebar) spinning = drawSidebar(scene, grid, sidebar, hits);
+  const tree = scene.picture.active?.layout;
+  return { sidebar, area, layout: tree ? layoutPanes(tree, area, { zoomed: scene.zoomed }) : null };
+}
+
+/** A whole frame of `paneflow attach`: sidebar, the active workspace's panes, status line, overlays. */
+export function drawFrame(scene: Scene, grid: Grid, placement: Placement): Drawn {
+  const { cols, rows, picture } = scene;
+  const { sidebar, area, layout } = placement;
+  grid.clear();
+  const hits: Hit[] = [];
+  const spinning = sidebar ? drawSidebar(scene, grid, sidebar, hits) : false;
   const workspace = picture.active;
-  const layout = workspace?.layout ? layoutPanes(workspace.layout, area, { zoomed: scene.zoomed }) : null;
-  let cursor: Cursor = { x: 0, y: 0, visible: false, shape: 'block' };
+  let cursor: Cursor = HIDDEN_CURSOR;
   if (layout) {
-    for (const border of layout.borders) grid.setCell(border.x, border.y, border.glyph, workspace?.focus !== null && border.surfaces.includes(workspace!.focus!) ? STYLES.focus : STYLES.border);
+    const focus = workspace?.focus ?? null;
+    for (const border of layout.borders) grid.setCell(border.x, border.y, border.glyph, focus !== null && border.surfaces.includes(focus) ? STYLES.focus : STYLES.border);
     for (const pane of layout.panes) {
-      const focused = pane.surfaceId === workspace?.focus;
-      const mirror = scene.mirrors.get(pane.surfaceId);
-      writeText(grid, pane.title.x, pane.title.y, ` ${titleOf(scene, pane.surfaceId, mirror)} `, focused ? STYLES.focus : STYLES.dim, { maxWidth: pane.title.width, ellipsis: '…' });
-      if (!mirror || mirror.state === 'attaching') {
-        writeText(grid, pane.content.x, pane.content.y, 'attaching…', STYLES.dim, { maxWidth: pane.content.width });
-        continue;
-      }
-      copyPane(grid, mirror.buffer, pane.content, { top: mirror.top });
-      if (focused && scene.mode.kind === 'scroll' && scene.mode.match !== null) highlightLine(grid, pane.content, scene.mode.match - mirror.top);
-      if (mirror.state !== 'attached') writeText(grid, pane.content.x, pane.content.y, mirror.state === 'lost' ? ' lost — reattaching ' : ' host replaced ', STYLES.error, { maxWidth: pane.content.width });
-      if (focused && mirror.scrolledBack === 0) {
-        const at = paneCursor(mirror.buffer, pane.content, { top: mirror.top });
-        const shown = cursorOf(mirror.term);
-        if (at) cursor = { x: at.x, y: at.y, visible: !shown.hidden && scene.mode.kind !== 'help', shape: shown.shape };
-      }
+      writeText(grid, pane.title.x, pane.title.y, ` ${titleOf(scene, pane.surfaceId, scene.mirrors.get(pane.surfaceId))} `, pane.surfaceId === focus ? STYLES.focus : STYLES.dim, { maxWidth: pane.title.width, ellipsis: '…' });
+      const at = drawPane(scene, grid, pane);
+      if (at) cursor = at;
     }
   } else writeText(grid, area.x + 1, 0, workspace ? 'no panes' : 'no workspace: prefix c makes one', STYLES.dim);
   drawStatusLine(scene, grid);
   if (scene.mode.kind === 'help') drawBox(grid, HELP, cols, rows);
   if (scene.mode.kind === 'confirm') drawBox(grid, [scene.mode.question, '', 'y: close   n: keep'], cols, rows);
-  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = { ...cursor, visible: false };
-  return { grid, cursor, layout, area, hits, spinning };
+  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = HIDDEN_CURSOR;
+  return { grid, cursor, layout, area, sidebar, hits, spinning };
+}
+
+/** The sidebar alone, as a spinner tick needs it; the panes and status line stay as drawn. */
+export function redrawSidebar(scene: Scene, drawn: Drawn): void {
+  if (!drawn.sidebar) return;
+  drawn.grid.fill({ x: 0, y: 0, width: drawn.sidebar, height: scene.rows - 1 }, DEFAULT_STYLE);
+  drawn.hits = [];
+  drawn.spinning = drawSidebar(scene, drawn.grid, drawn.sidebar, drawn.hits);
+}
+
+const HIDDEN_CURSOR: Cursor = { x: 0, y: 0, visible: false, shape: 'block' };
+
+/**
+ * One pane's terminal into its rectangle; the cursor when it is the focused pane's. Alone it is
+ * what a frame costs while only a pane's output changed.
+ */
+export function drawPane(scene: Scene, grid: Grid, pane: PaneLayout): Cursor | null {
+  const focused = pane.surfaceId === scene.picture.active?.focus;
+  const mirror = scene.mirrors.get(pane.surfaceId);
+  if (!mirror || mirror.state === 'attaching') {
+    grid.fill(pane.content, DEFAULT_STYLE);
+    writeText(grid, pane.content.x, pane.content.y, 'attaching…', STYLES.dim, { maxWidth: pane.content.width });
+    return null;
+  }
+  copyPane(grid, mirror.buffer, pane.content, { top: mirror.top });
+  if (focused && scene.mode.kind === 'scroll' && scene.mode.match !== null) highlightLine(grid, pane.content, scene.mode.match - mirror.top);
+  if (mirror.state !== 'attached') writeText(grid, pane.content.x, pane.content.y, mirror.state === 'lost' ? ' lost — reattaching ' : ' host replaced ', STYLES.error, { maxWidth: pane.content.width });
+  if (!focused || mirror.scrolledBack > 0) return null;
+  const at = paneCursor(mirror.buffer, pane.content, { top: mirror.top });
+  const shown = cursorOf(mirror.term);
+  return at ? { x: at.x, y: at.y, visible: !shown.hidden, shape: shown.shape } : HIDDEN_CURSOR;
 }
 
 function titleOf(scene: Scene, surfaceId: number, mirror: PaneMirror | undefined): string {

@@ -22,10 +22,11 @@ export class PaneMirror {
   constructor(
     private readonly client: InstanceClient,
     readonly session: string,
-    events: { changed(): void; resized(size: { cols: number; rows: number }): void },
+    events: { changed(): void; resized(size: { cols: number; rows: number }): void; state(): void },
   ) {
     const onChange = () => events.changed();
-    this.term = new Terminal({ cols: 80, rows: 24, scrollback: MIRROR_SCROLLBACK, allowProposedApi: true });
+    // logLevel off: xterm's warnings would go to the console, which is the screen the client draws.
+    this.term = new Terminal({ cols: 80, rows: 24, scrollback: MIRROR_SCROLLBACK, allowProposedApi: true, logLevel: 'off' });
     // The widths the host's terminal and the program use (apps/host/src/terminal.ts).
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
@@ -39,18 +40,30 @@ export class PaneMirror {
       reset: (start) => {
         this.term.reset();
         this.term.resize(start.cols, start.rows);
-        this.term.write(start.checkpoint, onChange);
+        this.parse(start.checkpoint);
+        onChange();
       },
-      data: (base64) => this.term.write(Buffer.from(base64, 'base64'), onChange),
+      data: (base64) => {
+        this.parse(Buffer.from(base64, 'base64'));
+        onChange();
+      },
       resized: ({ cols, rows }) => {
         this.term.resize(cols, rows);
         events.resized({ cols, rows });
       },
       state: (state) => {
         this.state = state;
-        onChange();
+        events.state();
       },
     });
+  }
+
+  /**
+   * Parses output at once, not on xterm's next timer: a keystroke's echo is drawn a turn sooner.
+   * Safe here because the mirror has no asynchronous parser handlers.
+   */
+  private parse(data: string | Uint8Array): void {
+    (this.term as unknown as { _core: { writeSync(data: string | Uint8Array): void } })._core.writeSync(data);
   }
 
   get buffer(): PaneBuffer {

@@ -4,6 +4,7 @@ import { CliError } from '../errors';
 import { request, subscribe } from '../instance';
 import { agentTable, printJson, sessionTable, statusLine } from '../output';
 import { resolveOne, resolveSelector } from '../select';
+import { liveTable } from '../live';
 import { wait } from '../wait';
 import { flag, scopeOf, str, type Run } from './common';
 
@@ -20,6 +21,7 @@ function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () =>
 
 export const run: Record<string, Run> = {
   async ps(p) {
+    if (flag(p, 'watch')) return liveTable();
     const result = await request('fleet.list', {});
     if (flag(p, 'json')) printJson(result);
     else process.stdout.write(agentTable(result.agents) + '\n');

@@ -7,6 +7,7 @@ import { headless } from '../headless';
 import { ensureInstance, instanceEndpoints, request } from '../instance';
 import { printJson } from '../output';
 import { flag, type Run } from './common';
+import { loadFamily } from './load';
 
 /** Runs another Paneflow program with these arguments, its output and exit code passed through. */
 function delegate(program: ProgramName, args: string[]): number {
@@ -23,7 +24,7 @@ export const run: Record<string, Run> = {
   /** `paneflow` alone: the desktop app where it can open, detached; else headless, saying why. */
   async ''() {
     const launch = desktopLaunch();
-    if ('unavailable' in launch) return headless(launch.unavailable);
+    if ('unavailable' in launch) return headless(launch.unavailable, () => loadFamily('attach').run.attach({ args: { workspace: 'demo' }, flags: {} }));
     const [binary, ...args] = launch.command;
     spawn(binary, args, { detached: true, stdio: 'ignore' }).unref();
     return 0;

@@ -28,9 +28,9 @@ export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks }) => ({
     for (const session of acked) reduction.ack(ctx.views.get(session)!);
     return { acked };
   },
-  'events.subscribe': ({ surfaces, types }, { connection }) =>
+  'events.subscribe': ({ surfaces, types, heartbeat }, { connection }) =>
     new StreamReply({ type: 'subscribed' as const, surfaces: surfaces ?? null, types: types ?? null }, () => {
-      ctx.events.subscribe(connection, surfaces ?? null, types ?? null);
+      ctx.events.subscribe(connection, surfaces ?? null, types ?? null, heartbeat ?? true);
     }),
   ...hookMethods(hooks),
 });

@@ -1,0 +1,183 @@
+// `paneflow attach` beside `tmux attach`, in the same run, each in a PTY of this benchmark that
+// plays the outer terminal: keystroke → echo latency (p50/p99), bytes written to the outer
+// terminal per second and CPU while one pane streams output and while 8 agents work, and wakeups
+// per second with everything idle. Target: attach ≤ 1.0× tmux on latency and bytes, 0 wakeups idle.
+// Run: npm run bench:attach (needs tmux)
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { call, hasCommand, percentile, ROOT, startServe } from './lib.mjs';
+
+const pty = createRequire(import.meta.url)('node-pty');
+const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
+const COLS = 120;
+const ROWS = 32;
+const KEYS = 60;
+const WINDOW_MS = 5000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+if (!hasCommand('tmux')) {
+  console.log('tmux is not installed (apt-get install tmux)');
+  process.exit(0);
+}
+
+/** A client in a PTY of ours: what it writes to "the terminal" is counted and searched. */
+function outer(file, args, env) {
+  const term = pty.spawn(file, args, { name: 'xterm-256color', cols: COLS, rows: ROWS, env });
+  let bytes = 0;
+  let seen = '';
+  const waiters = [];
+  term.onData((data) => {
+    bytes += Buffer.byteLength(data);
+    seen = (seen + data).slice(-4096);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  return {
+    term,
+    get bytes() {
+      return bytes;
+    },
+    /** Resolves once `text` has been written since the call. */
+    async next(text, timeoutMs = 5000) {
+      seen = '';
+      const deadline = Date.now() + timeoutMs;
+      while (!seen.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`never saw ${JSON.stringify(text)}`);
+        await new Promise((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+  };
+}
+
+/** CPU (ms) and voluntary context switches of these processes, from /proc. */
+function usage(pids) {
+  let cpu = 0;
+  let switches = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu += (Number(fields[11]) + Number(fields[12])) * 10;
+      switches += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+    } catch {
+      // gone
+    }
+  }
+  return { cpu, switches };
+}
+
+/** Bytes to the outer terminal per second and CPU (share of a core) over one window. */
+async function busyWindow(client, pids) {
+  await sleep(500);
+  const bytes0 = client.bytes;
+  const busy0 = usage(pids());
+  await sleep(WINDOW_MS);
+  const busy1 = usage(pids());
+  return { bytes: (client.bytes - bytes0) / (WINDOW_MS / 1000), cpu: (busy1.cpu - busy0.cpu) / WINDOW_MS };
+}
+
+// Eight fixture agents, each taking a turn by itself every 1.5 s (working, a permission question it
+// answers itself, done), tiled in one window: what an outer terminal pays while a team works.
+const AGENTS = 8;
+const agentCommand = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
+
+async function measure(label, client, pids, startStream, stopStream) {
+  // Keystroke → echo: a letter typed into `cat`, until the outer terminal shows it.
+  const latencies = [];
+  for (let i = 0; i < KEYS; i++) {
+    const letter = String.fromCharCode(97 + (i % 26));
+    const marker = `${letter}`;
+    const start = process.hrtime.bigint();
+    const shown = client.next(marker);
+    client.term.write(letter);
+    await shown;
+    latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await sleep(20);
+  }
+  client.term.write('\r');
+  await sleep(500);
+  const idle0 = usage(pids());
+  await sleep(WINDOW_MS);
+  const idle1 = usage(pids());
+  startStream();
+  const stream = await busyWindow(client, pids);
+  stopStream();
+  return {
+    label,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    idleWakeups: (idle1.switches - idle0.switches) / (WINDOW_MS / 1000),
+    streamBytes: stream.bytes,
+    streamCpu: stream.cpu,
+  };
+}
+
+const instance = startServe({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+const tmuxName = `pf-bench-attach-${process.pid}`;
+const results = [];
+try {
+  // Two panes side by side in both: `cat` to type into, and a shell that streams on demand.
+  const up = await call(instance.socket, 'workspace.up', {
+    name: 'bench',
+    layout: 'even_h',
+    panes: [
+      { name: 'typing', cwd: instance.dir, command: 'exec cat', focus: true, env: {} },
+      { name: 'stream', cwd: instance.dir, command: 'exec bash --norc --noprofile', focus: false, env: {} },
+    ],
+  });
+  const streamPane = up.surfaces[1].surface_id;
+  const sendStream = (text) => call(instance.socket, 'surface.send_text', { surface_id: streamPane, text, submit: true, scope: 'all' }).catch((error) => console.error('stream:', error.message));
+  const paneflow = outer(process.execPath, [CLI, 'attach', 'bench'], { ...instance.env, TERM: 'xterm-256color' });
+  await paneflow.next('typing', 15_000).catch(() => undefined);
+  await sleep(1000);
+  results.push(
+    await measure('paneflow attach', paneflow, () => [paneflow.term.pid], () => void sendStream('i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.002; done'), () => void call(instance.socket, 'surface.send_keystroke', { surface_id: streamPane, keystroke: 'ctrl-c', scope: 'all' })),
+  );
+  paneflow.term.kill();
+  await call(instance.socket, 'workspace.up', {
+    name: 'agents',
+    layout: 'tiled',
+    panes: Array.from({ length: AGENTS }, (_, i) => ({ name: `agent-${i}`, cwd: instance.dir, command: agentCommand, focus: i === 0, env: {} })),
+  });
+  const team = outer(process.execPath, [CLI, 'attach', 'agents'], { ...instance.env, TERM: 'xterm-256color' });
+  await team.next('agent-0', 15_000).catch(() => undefined);
+  await sleep(2000);
+  results[0].agents = await busyWindow(team, () => [team.term.pid]);
+  team.term.kill();
+
+  spawnSync('tmux', ['-L', tmuxName, '-f', '/dev/null', 'new-session', '-d', '-x', String(COLS), '-y', String(ROWS), 'exec cat']);
+  spawnSync('tmux', ['-L', tmuxName, 'split-window', '-h', '-d', 'exec bash --norc --noprofile']);
+  const tmuxClient = outer('tmux', ['-L', tmuxName, 'attach'], { ...process.env, TERM: 'xterm-256color' });
+  await sleep(1000);
+  const serverPid = Number(spawnSync('tmux', ['-L', tmuxName, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).stdout.trim());
+  const tmuxSend = (keys) => spawnSync('tmux', ['-L', tmuxName, 'send-keys', '-t', '{right}', ...keys]);
+  results.push(await measure('tmux attach', tmuxClient, () => [tmuxClient.term.pid, serverPid], () => tmuxSend(['i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.002; done', 'Enter']), () => tmuxSend(['C-c'])));
+  tmuxClient.term.kill();
+  spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', '-s', 'agents', '-x', String(COLS), '-y', String(ROWS), agentCommand]);
+  for (let i = 1; i < AGENTS; i++) {
+    spawnSync('tmux', ['-L', tmuxName, 'split-window', '-t', 'agents', '-d', agentCommand]);
+    spawnSync('tmux', ['-L', tmuxName, 'select-layout', '-t', 'agents', 'tiled']);
+  }
+  const tmuxTeam = outer('tmux', ['-L', tmuxName, 'attach', '-t', 'agents'], { ...process.env, TERM: 'xterm-256color' });
+  await sleep(3000);
+  results[1].agents = await busyWindow(tmuxTeam, () => [tmuxTeam.term.pid, serverPid]);
+  tmuxTeam.term.kill();
+} finally {
+  spawnSync('tmux', ['-L', tmuxName, 'kill-server']);
+  instance.stop();
+}
+
+const [own, ref] = results;
+const row = (name, unit, f, digits = 1) => console.log(`  ${name.padEnd(34)} ${f(own).toFixed(digits).padStart(9)} ${f(ref).toFixed(digits).padStart(9)}  ${unit.padEnd(8)} ${f(ref) ? (f(own) / f(ref)).toFixed(2) + '×' : ''}`);
+console.log(`${' '.repeat(36)}paneflow      tmux`);
+row('keystroke → echo p50', 'ms', (r) => r.p50, 2);
+row('keystroke → echo p99', 'ms', (r) => r.p99, 2);
+row('bytes to the terminal, one pane streaming', 'KB/s', (r) => r.streamBytes / 1024);
+row('CPU, one pane streaming (client; tmux: client + server)', '% core', (r) => r.streamCpu * 100);
+row(`bytes to the terminal, ${AGENTS} agents working`, 'KB/s', (r) => r.agents.bytes / 1024);
+row(`CPU, ${AGENTS} agents working`, '% core', (r) => r.agents.cpu * 100);
+row('wakeups idle', '/s', (r) => r.idleWakeups);
