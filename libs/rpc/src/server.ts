@@ -101,6 +101,8 @@ export interface ServerOptions<T extends MethodTable> {
 
 const SERVED = Symbol('served');
 const FIRST_DONE = 'rpc.firstDone';
+/** The first request's answer while it is being made. */
+const FIRST_PENDING = 'rpc.firstPending';
 
 /**
  * A JSON-RPC 2.0 server on a unix socket, newline-delimited. Every request is checked against its
@@ -254,13 +256,34 @@ export class RpcServer<T extends MethodTable> {
       reply({ jsonrpc: '2.0', id: typeof id === 'object' ? null : id, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}' } });
       return;
     }
+    this.dispatch(candidate as JSONRPCRequest, id, connection, reply);
+  }
+
+  private dispatch(candidate: JSONRPCRequest, id: JSONRPCResponse['id'], connection: Connection, reply: (response: JSONRPCResponse | null) => void) {
     const first = this.options.first;
     if (first && candidate.method !== first && !connection.state.get(FIRST_DONE)) {
+      // A client may send its next request right behind the first one: it waits for that answer.
+      const pending = connection.state.get(FIRST_PENDING) as Promise<void> | undefined;
+      if (pending) {
+        void pending.then(() => this.dispatch(candidate, id, connection, reply));
+        return;
+      }
       reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `${first} must come first on every connection` } });
       return;
     }
     const context: CallContext = { connection, method: candidate.method };
-    this.rpc.receive(candidate as JSONRPCRequest, context).then(
+    const answered = this.rpc.receive(candidate, context);
+    if (candidate.method === first && !connection.state.get(FIRST_DONE)) {
+      const settled = answered.then(
+        () => undefined,
+        () => undefined,
+      );
+      connection.state.set(FIRST_PENDING, settled);
+      void settled.then(() => {
+        if (connection.state.get(FIRST_PENDING) === settled) connection.state.delete(FIRST_PENDING);
+      });
+    }
+    answered.then(
       (response) => {
         if (response && 'result' in response && response.error === undefined) {
           if (candidate.method === first) connection.state.set(FIRST_DONE, true);

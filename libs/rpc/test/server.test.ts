@@ -227,6 +227,26 @@ describe('a method that must come first', () => {
     expect(await connection.request('ping', {})).toEqual({ pong: true });
     connection.close();
   });
+
+  test('requests sent right behind it, in the same write, wait for its answer; behind a failed one they are refused', async () => {
+    const { path } = await start({ first: 'hello' });
+    const line = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+    const client = rawClient(path);
+    client.write(line(1, 'hello', { name: 'serve' }) + line(2, 'ping', {}) + line(3, 'echo', { text: 'x' }));
+    const answers = await Promise.all([0, 1, 2].map((n) => client.line(n)));
+    expect(answers.sort((a, b) => a.id - b.id)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { hi: 'serve' } },
+      { jsonrpc: '2.0', id: 2, result: { pong: true } },
+      { jsonrpc: '2.0', id: 3, result: { text: 'x' } },
+    ]);
+    const refused = rawClient(path);
+    refused.write(line(1, 'hello', { name: 3 }) + line(2, 'ping', {}));
+    const [bad, ping] = (await Promise.all([0, 1].map((n) => refused.line(n)))).sort((a, b) => a.id - b.id);
+    expect(bad.error.code).toBe(-32602);
+    expect(ping.error).toMatchObject({ code: -32600, message: 'hello must come first on every connection' });
+    client.destroy();
+    refused.destroy();
+  });
 });
 
 test('listen refuses a socket another server is listening on, and replaces a dead one', async () => {
