@@ -42,8 +42,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Why Chromium at `path` did not start, in one line: Playwright's own message runs to dozens. */
+function launchFailure(path: string, error: Error): Error {
+  if (!existsSync(path)) return new Error(`no Chromium at ${path}: install Debian's chromium (apt-get install chromium)`);
+  const reason = error.message.split('\n')[0].replace(/^browserType\.launch: /, '');
+  // The browser's last complaint on stderr (a missing library, a bad flag) says most.
+  const said = [...error.message.matchAll(/^\[pid=\d+\]\[err\] (.+)$/gm)].at(-1)?.[1];
+  return new Error(`Chromium at ${path} did not start: ${reason}${said ? `; it said: ${said}` : ''}`);
+}
+
 /** The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). */
-export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }): Promise<Harness> {
+export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }, executablePath = CHROMIUM): Promise<Harness> {
   const { server, url } = await serveRenderer();
   const bridge = new InstanceClient(resolveEndpoints(env));
   let browser: Browser | null = null;
@@ -55,7 +64,9 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
     server.close();
   };
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath, args: FLAGS }).catch((error: Error) => {
+      throw launchFailure(executablePath, error);
+    });
     const page = await browser.newPage({ viewport });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
     const notices: Notice[] = [];

@@ -6,17 +6,23 @@ export const FOLLOWER_MAX_FRAMES = 4096;
 /** Pending status frames of one session beyond this are replaced by one fresh status frame. */
 export const FOLLOWER_MAX_STATUS_BYTES = 256 * 1024;
 /** Frames wait in the queue, not in the socket, once the socket holds this much. */
-const SOCKET_HIGH_WATER = 64 * 1024;
+export const SOCKET_HIGH_WATER = 64 * 1024;
+
+/** What a follower uses of its connection. */
+export type FollowerConnection = Pick<Connection, 'closed' | 'bufferedBytes' | 'sendLine' | 'onDrain'>;
 
 interface Entry {
   frame: HostFrame;
-  line: string | null;
+  /** Encoded when queued, so the queue's size is known and a frame goes out as it was then. */
+  line: string;
 }
 
 export interface FollowerSource {
   snapshot(): HostFrame;
   statusFrame(session: string): HostFrame | null;
 }
+
+const encode = (frame: HostFrame) => JSON.stringify(frame) + '\n';
 
 /**
  * One `agent.follow` stream. Frames go out at once while the client keeps up; a client that lags
@@ -28,12 +34,17 @@ export class Follower {
   private queue: Entry[] = [];
   private readonly statusBytes = new Map<string, number>();
   private waitingForDrain = false;
+  /** Bytes of the frames in the queue. */
+  queuedBytes = 0;
   /** How often a lag replaced this follower's whole queue, or one session's status burst. */
   resyncs = 0;
   collapses = 0;
+  /** The most this follower has held at once, measured each time the queue settles. */
+  peakQueuedFrames = 0;
+  peakHeldBytes = 0;
 
   constructor(
-    private readonly connection: Connection,
+    private readonly connection: FollowerConnection,
     private readonly source: FollowerSource,
   ) {}
 
@@ -41,51 +52,71 @@ export class Follower {
     return this.connection.closed;
   }
 
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Memory held for this follower: its queue and what its socket has not handed to the kernel. */
+  get heldBytes(): number {
+    return this.queuedBytes + this.connection.bufferedBytes;
+  }
+
   push(frame: HostFrame): void {
     if (this.connection.closed) return;
+    const line = encode(frame);
     if (frame.type === 'output' || frame.type === 'title') {
       const pending = this.queue.find((e) => e.frame.type === frame.type && 'session' in e.frame && e.frame.session === frame.session);
       if (pending) {
+        this.queuedBytes += line.length - pending.line.length;
         pending.frame = frame;
+        pending.line = line;
         this.flush();
         return;
       }
     }
-    if (frame.type === 'status') {
-      const line = JSON.stringify(frame) + '\n';
-      const bytes = (this.statusBytes.get(frame.session) ?? 0) + line.length;
-      if (bytes > FOLLOWER_MAX_STATUS_BYTES) {
-        this.collapses++;
-        this.queue = this.queue.filter((e) => !(e.frame.type === 'status' && e.frame.session === frame.session));
-        const fresh = this.source.statusFrame(frame.session) ?? frame;
-        const freshLine = JSON.stringify(fresh) + '\n';
-        this.statusBytes.set(frame.session, freshLine.length);
-        this.queue.push({ frame: fresh, line: freshLine });
-      } else {
-        this.statusBytes.set(frame.session, bytes);
-        this.queue.push({ frame, line });
-      }
+    if (frame.type === 'status' && (this.statusBytes.get(frame.session) ?? 0) + line.length > FOLLOWER_MAX_STATUS_BYTES) {
+      this.collapses++;
+      this.queue = this.queue.filter((e) => {
+        const stale = e.frame.type === 'status' && e.frame.session === frame.session;
+        if (stale) this.queuedBytes -= e.line.length;
+        return !stale;
+      });
+      this.statusBytes.delete(frame.session);
+      const fresh = this.source.statusFrame(frame.session);
+      this.enqueue(fresh ?? frame, fresh ? encode(fresh) : line);
     } else {
-      this.queue.push({ frame, line: null });
+      this.enqueue(frame, line);
     }
     if (this.queue.length > FOLLOWER_MAX_FRAMES) {
       this.resyncs++;
+      this.queue = [];
+      this.queuedBytes = 0;
       this.statusBytes.clear();
-      this.queue = [{ frame: this.source.snapshot(), line: null }];
+      const snapshot = this.source.snapshot();
+      this.enqueue(snapshot, encode(snapshot));
     }
     this.flush();
   }
 
+  private enqueue(frame: HostFrame, line: string) {
+    this.queue.push({ frame, line });
+    this.queuedBytes += line.length;
+    if (frame.type === 'status') this.statusBytes.set(frame.session, (this.statusBytes.get(frame.session) ?? 0) + line.length);
+  }
+
   private flush() {
     while (this.queue.length > 0 && this.connection.bufferedBytes < SOCKET_HIGH_WATER && !this.connection.closed) {
-      const entry = this.queue.shift()!;
-      if (entry.frame.type === 'status') {
-        const left = (this.statusBytes.get(entry.frame.session) ?? 0) - (entry.line?.length ?? 0);
-        if (left > 0) this.statusBytes.set(entry.frame.session, left);
-        else this.statusBytes.delete(entry.frame.session);
+      const { frame, line } = this.queue.shift()!;
+      this.queuedBytes -= line.length;
+      if (frame.type === 'status') {
+        const left = (this.statusBytes.get(frame.session) ?? 0) - line.length;
+        if (left > 0) this.statusBytes.set(frame.session, left);
+        else this.statusBytes.delete(frame.session);
       }
-      this.connection.sendLine(entry.line ?? JSON.stringify(entry.frame) + '\n');
+      this.connection.sendLine(line);
     }
+    this.peakQueuedFrames = Math.max(this.peakQueuedFrames, this.queue.length);
+    this.peakHeldBytes = Math.max(this.peakHeldBytes, this.heldBytes);
     if (this.queue.length > 0 && !this.waitingForDrain && !this.connection.closed) {
       this.waitingForDrain = true;
       this.connection.onDrain(() => {
@@ -93,9 +124,5 @@ export class Follower {
         this.flush();
       });
     }
-  }
-
-  get queued(): number {
-    return this.queue.length;
   }
 }

@@ -22,7 +22,13 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const counts = { live: 0, exited: 0, failed: 0, lost: 0 };
       for (const m of host.allManifests()) counts[m.lifecycle === 'starting' ? 'live' : m.lifecycle]++;
       const scans = [...sessions.values()].reduce((sum, s) => sum + s.scans, 0);
-      return { ...host.hello(), pid: process.pid, sessions: counts, counters: { ...host.counters, manifests_written: manifests.written, scans, followers: host.followers.size } };
+      // The most any connected follower has held at once: what a lagging client costs.
+      const followers = [...host.followers];
+      const peaks = {
+        follower_queued_frames_peak: Math.max(0, ...followers.map((f) => f.peakQueuedFrames)),
+        follower_held_bytes_peak: Math.max(0, ...followers.map((f) => f.peakHeldBytes)),
+      };
+      return { ...host.hello(), pid: process.pid, sessions: counts, counters: { ...host.counters, manifests_written: manifests.written, scans, followers: host.followers.size, ...peaks } };
     },
     'host.shutdown': async ({ force }) => {
       const live = [...sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.id);
