@@ -12,7 +12,8 @@ export const SERVE_BIN = join(ROOT, 'apps/serve/dist/paneflow-serve.cjs');
 /** A host in a temp home; `stop()` ends it and removes the home. */
 export function startHost() {
   const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
-  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run') };
+  // CLAUDE_CONFIG_DIR: the fixture agent keeps its conversations there, never in the user's ~/.claude.
+  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run'), CLAUDE_CONFIG_DIR: join(dir, 'claude') };
   const started = spawnSync(process.execPath, [HOST_BIN, 'start'], { env, encoding: 'utf8' });
   if (started.status !== 0) throw new Error(started.stderr);
   const info = JSON.parse(started.stdout);
@@ -29,7 +30,7 @@ export function startHost() {
 /** serve (and through it a host) in a temp home, with `extraEnv`; `stop()` ends both. */
 export function startServe(extraEnv = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
-  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run'), PANEFLOW_CONFIG: join(dir, 'none.json'), ...extraEnv };
+  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run'), PANEFLOW_CONFIG: join(dir, 'none.json'), CLAUDE_CONFIG_DIR: join(dir, 'claude'), ...extraEnv };
   const started = spawnSync(process.execPath, [SERVE_BIN, 'start'], { env, encoding: 'utf8' });
   if (started.status !== 0) throw new Error(started.stderr);
   return {

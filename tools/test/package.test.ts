@@ -125,7 +125,7 @@ describe('the paneflow package', () => {
 
     // The login shell resets PATH, so the agent is typed by its path; it is a copy in the scratch
     // project, run as `claude`, so it is identified as Claude Code and speaks through the installed library.
-    copyFileSync(join(root, 'fixtures/agent.mjs'), join(project, 'agent.mjs'));
+    for (const file of ['agent.mjs', 'conversation.mjs']) copyFileSync(join(root, 'fixtures', file), join(project, file));
     chmodSync(join(project, 'agent.mjs'), 0o755);
     symlinkSync(join(project, 'agent.mjs'), join(dir, 'bin/claude'));
     expect(outcome(paneflow('send', id, join(dir, 'bin/claude'), '--submit'))).toMatchObject({ status: 0 });

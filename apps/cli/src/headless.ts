@@ -20,11 +20,14 @@ async function ensureDemo(): Promise<void> {
   const cwd = process.cwd();
   const panes: Array<{ name: string; cwd: string; command?: string; focus: boolean; env: Record<string, string> }> = [];
   if (agent) {
-    const bin = join(instanceEndpoints().home, 'demo', 'bin');
+    const demo = join(instanceEndpoints().home, 'demo');
+    const bin = join(demo, 'bin');
     mkdirSync(bin, { recursive: true });
     rmSync(join(bin, 'claude'), { force: true });
     symlinkSync(agent, join(bin, 'claude'));
-    panes.push({ name: 'demo-agent', cwd, command: 'claude --auto 6000 --block', focus: true, env: { PATH: `${bin}:${process.env.PATH}` } });
+    // Its conversations go where Claude Code would keep them, in a directory of the demo's own.
+    const env = { PATH: `${bin}:${process.env.PATH}`, CLAUDE_CONFIG_DIR: join(demo, 'claude') };
+    panes.push({ name: 'demo-agent', cwd, command: 'claude --auto 6000 --block', focus: true, env });
   }
   panes.push({ name: 'demo-shell', cwd, focus: !agent, env: {} });
   await request('workspace.up', { name: 'demo', layout: 'even_h', panes });

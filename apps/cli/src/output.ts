@@ -1,14 +1,27 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
-import type { StatusObject } from '@paneflow/protocol/status';
+import type { SessionRow, StatusObject } from '@paneflow/protocol/status';
+import { displayWidth } from '@paneflow/screen';
+import { endedNotice } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line. */
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value) + '\n');
 }
 
-const colorOn = () => process.stdout.isTTY === true && !process.env.NO_COLOR;
+/** NO_COLOR (set and not empty) wins; FORCE_COLOR (not `0` or `false`) colours a pipe too. */
+function colorOn(): boolean {
+  const { NO_COLOR, FORCE_COLOR } = process.env;
+  if (NO_COLOR) return false;
+  if (FORCE_COLOR !== undefined) return FORCE_COLOR !== '0' && FORCE_COLOR !== 'false';
+  return process.stdout.isTTY === true;
+}
 const paint = (code: string, text: string) => (colorOn() ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+// eslint-disable-next-line no-control-regex -- paint's SGR sequences start with ESC
+const SGR = /\x1b\[[0-9;]*m/g;
+/** Terminal columns a cell takes: colours none, wide characters (CJK, emoji) two each. */
+const columns = (text: string) => displayWidth(text.replace(SGR, ''));
 
 const STATE_COLOR: Record<string, string> = {
   thinking: '36',
@@ -20,12 +33,12 @@ const STATE_COLOR: Record<string, string> = {
   idle: '2',
 };
 
-/** A plain table: columns padded to their widest cell, the last one free. */
+/** A plain table: columns padded to their widest cell, in terminal columns; the last one free. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)));
+  const widths = header.map((h, i) => Math.max(columns(h), ...rows.map((r) => columns(r[i] ?? ''))));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length)))
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - columns(c))))
       .join('  ')
       .trimEnd();
   return [paint('1', line(header)), ...rows.map(line)].join('\n');
@@ -37,8 +50,16 @@ function ago(ms: number | null): string {
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
 
+/** An agent whose process is gone: what it last declared no longer holds; how to bring it back does. */
+function ended(agent: StatusObject): string | null {
+  const notice = endedNotice(agent);
+  return notice && `${notice.text}: paneflow restart ${agent.surface_id}${notice.action === 'fresh' ? ' --fresh' : ''}`;
+}
+
 /** What a row says about an agent beyond its state. */
 function detail(agent: StatusObject): string {
+  const gone = ended(agent);
+  if (gone) return gone;
   if (agent.state === 'waiting_for_input') return `${agent.message ?? agent.declared?.kind ?? 'waiting'} (${ago(agent.waiting_ms)})`;
   if (agent.state === 'errored') return agent.declared?.message ?? agent.outcome ?? '';
   if (agent.state === 'finished') return [agent.last_result ?? agent.declared?.message, agent.unread ? 'unread' : null].filter(Boolean).join(' · ');
@@ -55,7 +76,7 @@ export function agentTable(agents: StatusObject[]): string {
       String(a.surface_id),
       a.surface_name ?? '-',
       a.tool ?? '-',
-      paint(STATE_COLOR[a.state] ?? '0', a.state),
+      endedNotice(a) ? paint('31', a.lifecycle) : paint(STATE_COLOR[a.state] ?? '0', a.state),
       String(a.state_seq),
       ago(a.idle_ms),
       detail(a),
@@ -65,7 +86,8 @@ export function agentTable(agents: StatusObject[]): string {
 
 export function statusLine(status: StatusObject): string {
   const extra = detail(status);
-  return `${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${status.state} (${status.reason})${extra ? ` · ${extra}` : ''}`;
+  const state = endedNotice(status) ? status.lifecycle : `${status.state} (${status.reason})`;
+  return `${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${state}${extra ? ` · ${extra}` : ''}`;
 }
 
 export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces']): string {
@@ -75,9 +97,11 @@ export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['
   );
 }
 
-export function sessionTable(sessions: ResultOf<PublicMethods, 'session.list'>['sessions']): string {
-  return table(
-    ['SESSION', 'ID', 'WS', 'LIFECYCLE', 'STATUS', 'SEQ', 'AGENT', 'TITLE'],
-    sessions.map((s) => [s.session, String(s.surface_id), String(s.workspace), s.lifecycle, s.status, String(s.state_seq), s.runtime_id ?? '-', s.title]),
-  );
+/** `sessions`: one row per session; with `why`, a last column saying why it is not running. */
+export function sessionTable(sessions: ResultOf<PublicMethods, 'session.list'>['sessions'], why?: (row: SessionRow) => string): string {
+  const header = ['SESSION', 'ID', 'WS', 'LIFECYCLE', 'STATUS', 'SEQ', 'AGENT', 'TITLE'];
+  const rows = sessions.map((s) => [s.session, String(s.surface_id), String(s.workspace), s.lifecycle, s.status, String(s.state_seq), s.runtime_id ?? '-', s.title]);
+  if (!why) return table(header, rows);
+  // The reason is the line's point, so it ends the line and the title goes before it.
+  return table([...header, 'WHY'], rows.map((row, i) => [...row, why(sessions[i])]));
 }

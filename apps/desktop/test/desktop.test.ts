@@ -189,4 +189,23 @@ describe('the renderer against a real instance', () => {
     await page.waitForSelector('body[data-serve="up"]', { timeout: 15_000 });
     await until(async () => JSON.stringify(await page.locator('.tab').allTextContents()) === JSON.stringify(tabs), 'the same workspaces again');
   });
+
+  test('after a host crash an agent pane says "lost — resume" and its row Lost; one click resumes its conversation', async () => {
+    const up = await home.rpc('workspace.up', { name: 'crash', layout: 'even_h', panes: [pane('keeper', 'claude')] });
+    const keeper = up.surfaces[0].surface_id;
+    await page.locator('.tab', { hasText: 'crash' }).click();
+    expect(home.run(['send', 'keeper', 'remember the milk', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await home.rpc('surface.status', { surface_id: keeper })).provider_session_id, 'the conversation id');
+    process.kill(home.run(['host', 'status']).json<{ pid: number }>().pid, 'SIGKILL');
+    await until(async () => (await rowMark(keeper)) === 'ended', 'the row says the agent is gone');
+    expect(await page.locator(`.agent[data-surface="${keeper}"] .badge`).textContent()).toBe('Lost');
+    const resume = page.locator(`.pane[data-surface="${keeper}"] header .resume`);
+    expect(await resume.textContent()).toBe('lost — resume');
+    await shot('lost');
+    await resume.click();
+    await until(async () => (await rowMark(keeper)) === 'none', 'the agent back, idle');
+    expect(await resume.isHidden()).toBe(true);
+    await until(async () => /❯ remember the milk/.test(await paneText(keeper)), 'its conversation reprinted in the mirror');
+    expect((await home.rpc('surface.status', { surface_id: keeper })).restart).toMatchObject({ mode: 'session', outcome: 'resumed' });
+  });
 });

@@ -1,10 +1,11 @@
 import { isSameProcess } from '@paneflow/proc';
-import { stopTree } from '@paneflow/procscan';
+import { runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import { Follower } from './follower';
 import type { Host } from './host';
 import { followOutput } from './output';
+import { planRestart } from './resume';
 
 const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
 
@@ -96,7 +97,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       await host.find(session).stop();
       return {};
     },
-    'session.restart': ({ session }) => {
+    'session.restart': ({ session, fresh }) => {
       const old = sessions.get(session);
       const manifest = old?.manifest() ?? manifests.inherited.get(session);
       if (!manifest) throw notFound(session);
@@ -107,6 +108,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       sessions.delete(session);
       manifests.inherited.delete(session);
       const { launch } = manifest;
+      const plan = planRestart(manifest, runtimeCatalog(), fresh ?? false);
       const restarted = host.create(
         {
           workspace_id: manifest.workspace_id,
@@ -121,8 +123,9 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
         },
         manifest.generation + 1,
         session,
+        { resume: manifest.resume ?? null, plan },
       );
-      return { session, generation: restarted.generation, pid: restarted.pid ?? 0 };
+      return { session, generation: restarted.generation, pid: restarted.pid ?? 0, mode: plan.restart.mode, restart: restarted.resume.restart ?? plan.restart };
     },
     'session.remove': ({ session }) => {
       const live = sessions.get(session);
@@ -137,6 +140,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const found = host.find(session);
       if (found.generation !== generation) return { stored: false, hook_revision: found.hook?.revision ?? 0 };
       found.hook = hook;
+      found.resume.hooked(hook, found.observation?.id ?? found.lastRuntimeId);
       manifests.schedule(found, false);
       return { stored: true, hook_revision: hook.revision };
     },

@@ -1,11 +1,13 @@
 import type { Endpoints } from '@paneflow/instance';
-import { ErrorCode, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type UnnumberedHostFrame } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
+import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Follower } from './follower';
 import { ManifestStore } from './manifests';
+import type { RestartPlan } from './resume';
 import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
 
 /**
@@ -35,7 +37,8 @@ export class Host {
 
   /** Adopts an earlier host's manifests, then answers on `host.sock` with these methods (host-methods.ts). */
   async start(handlers: Handlers<HostMethods>): Promise<void> {
-    this.manifests.adopt();
+    // Read before the server replaces it: a socket left behind means its host died, not the machine.
+    this.manifests.adopt({ bootId: bootId(), hostSocketLeft: existsSync(this.endpoints.hostSocket) });
     this.server = new RpcServer<HostMethods>({ methods: HostMethods, handlers, mode: 'multi', first: 'host.hello', lineDeadlineMs: REQUEST_DEADLINE_MS, log: this.log });
     await this.server.listen(this.endpoints.hostSocket);
   }
@@ -62,6 +65,11 @@ export class Host {
           foreground_cwd: session.foregroundCwd,
         });
         this.manifests.schedule(session, false);
+      },
+      resume: (session) => {
+        this.broadcast({ type: 'resume', at_ms: Date.now(), session: session.id, resume: session.resume.record, restart: session.resume.restart });
+        // Rare and precious: written at once, so a host killed right after still has it.
+        this.manifests.schedule(session, true);
       },
       lifecycle: (session) => {
         this.flushAnnouncements(session.id);
@@ -162,7 +170,11 @@ export class Host {
     return { protocol: HOST_PROTOCOL_VERSION, build_id: this.buildId, instance: this.instance, home: this.endpoints.home };
   }
 
-  create(params: ParamsOf<HostMethods, 'session.create'>, generation = 1, id = params.session ?? randomUUID()): Session {
+  /**
+   * A new session, or with `carried` the next generation of one: its resume record, and the
+   * restart plan whose program runs instead of the recorded launch.
+   */
+  create(params: ParamsOf<HostMethods, 'session.create'>, generation = 1, id = params.session ?? randomUUID(), carried?: { resume: ResumeRecord | null; plan: RestartPlan }): Session {
     if (this.sessions.has(id) || this.manifests.inherited.has(id)) {
       throw new RpcError(ErrorCode.InvalidParams, `session ${id} exists already`, { reason: 'session_exists', field: 'session' });
     }
@@ -185,6 +197,9 @@ export class Host {
         launch: { shell: program, args, env: params.env, env_remove: params.env_remove, cols: params.cols, rows: params.rows },
         scrollback: params.scrollback ?? DEFAULT_SCROLLBACK,
         createdAtMs: Date.now(),
+        resume: carried?.resume ?? null,
+        restart: carried?.plan.restart ?? null,
+        ...(carried ? { run: { program: carried.plan.program, args: carried.plan.args } } : {}),
       },
       { instance: this.instance, buildId: this.buildId, listener: this.listener(), log: this.log },
     );

@@ -26,9 +26,11 @@ export class ManifestStore {
 
   /**
    * An earlier host's sessions: kept for their records and final screen, marked lost if they were
-   * running. A file that is not a manifest is moved aside and named in the log, never adopted.
+   * running — with why: the machine restarted (another boot id, or the runtime dir was emptied,
+   * as a reboot does) or the host died (its socket still there). A file that is not a manifest is
+   * moved aside and named in the log, never adopted.
    */
-  adopt(): void {
+  adopt(machine: { bootId: string; hostSocketLeft: boolean }): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(this.dir)) {
       const path = join(this.dir, name);
@@ -49,7 +51,8 @@ export class ManifestStore {
       }
       if (!manifest) continue;
       if (manifest.lifecycle === 'live' || manifest.lifecycle === 'starting') {
-        manifest = { ...manifest, lifecycle: 'lost', updated_at_ms: Date.now() };
+        const rebooted = (manifest.boot_id !== undefined && manifest.boot_id !== machine.bootId) || !machine.hostSocketLeft;
+        manifest = { ...manifest, lifecycle: 'lost', lost: { reason: rebooted ? 'reboot' : 'host_crash', at_ms: Date.now() }, updated_at_ms: Date.now() };
         writeJsonAtomic(path, manifest);
       }
       this.inherited.set(manifest.session, manifest);

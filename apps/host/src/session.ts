@@ -1,9 +1,10 @@
-import { isSameProcess, processStartTime } from '@paneflow/proc';
+import { bootId, isSameProcess, processStartTime } from '@paneflow/proc';
 import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type Observation, type SessionState } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type Observation, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
 import { OutputTail, type ResizeMark } from './output';
+import { SessionResume } from './resume';
 import { CanonicalTerminal } from './terminal';
 
 /** Host constants (REFERENCE.md §1.2). */
@@ -18,6 +19,7 @@ const FINAL_TEXT_BYTES = 512 * 1024;
 const MAX_RESIZE_MARKS = 64;
 /** A session's foreground is read at most this often (REFERENCE.md §1.2). */
 export const SCAN_INTERVAL_MS = 500;
+const BOOT_ID = bootId();
 
 export type Lifecycle = Manifest['lifecycle'];
 export type InputOrigin = 'user' | 'automation';
@@ -29,6 +31,7 @@ export interface SessionListener {
   title(session: Session): void;
   lifecycle(session: Session): void;
   observation(session: Session): void;
+  resume(session: Session): void;
 }
 
 export interface SessionContext {
@@ -48,6 +51,11 @@ export interface LaunchSpec {
   launch: Manifest['launch'];
   scrollback: number;
   createdAtMs: number;
+  /** The resume record so far, and the restart that begins this generation, if one does. */
+  resume: ResumeRecord | null;
+  restart: RestartAttempt | null;
+  /** What runs now when it is not the recorded launch (a resume). */
+  run?: { program: string; args: string[] };
 }
 
 /**
@@ -75,6 +83,7 @@ export class Session {
   finalOutput: string | null = null;
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
+  readonly resume: SessionResume;
   updatedAtMs: number;
   /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
   disposed = false;
@@ -105,6 +114,10 @@ export class Session {
     this.id = spec.session;
     this.generation = spec.generation;
     this.updatedAtMs = Date.now();
+    this.resume = new SessionResume(runtimeCatalog(), { record: spec.resume, restart: spec.restart }, () => {
+      this.touch();
+      context.listener.resume(this);
+    });
     this.terminal = new CanonicalTerminal(spec.launch.cols, spec.launch.rows, spec.scrollback, {
       recordsChanged: () => this.recordsChanged(),
       signalled: () => {
@@ -125,10 +138,11 @@ export class Session {
   /** Starts the process; a launch that cannot start leaves the session `failed`. */
   start(env: Record<string, string>): void {
     const { launch, cwd } = this.spec;
+    const { program, args } = this.spec.run ?? { program: launch.shell, args: launch.args };
     try {
-      this.pty = pty.spawn(launch.shell, launch.args, { name: 'xterm-256color', cols: launch.cols, rows: launch.rows, cwd, env, encoding: 'utf8' });
+      this.pty = pty.spawn(program, args, { name: 'xterm-256color', cols: launch.cols, rows: launch.rows, cwd, env, encoding: 'utf8' });
     } catch (error) {
-      this.context.log(`session ${this.id}: cannot start ${launch.shell}: ${(error as Error).message}`);
+      this.context.log(`session ${this.id}: cannot start ${program}: ${(error as Error).message}`);
       this.setLifecycle('failed');
       return;
     }
@@ -150,6 +164,7 @@ export class Session {
     const bytes = Buffer.from(data, 'utf8');
     this.inbox += bytes.length;
     this.output.append(bytes);
+    this.resume.output(data);
     for (const watcher of this.outputWatchers) watcher();
     // The terminal parses slower than a PTY can deliver: past the high-water mark the program waits.
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {
@@ -195,6 +210,8 @@ export class Session {
       return;
     }
     const foreground = describeForeground(this.pid);
+    // Read on every scan: the agent's conversation changes (/clear) while it stays the same process.
+    if (observation) this.resume.observed(observation, foreground.cwd);
     const before = this.observation;
     const sameAgent = before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at;
     if (sameAgent && foreground.cmd === this.foregroundCmd && foreground.cwd === this.foregroundCwd) return;
@@ -209,6 +226,7 @@ export class Session {
   }
 
   private recordsChanged() {
+    this.resume.declared();
     this.touch();
     this.context.listener.status(this);
   }
@@ -238,6 +256,7 @@ export class Session {
     this.finalOutput = this.terminal.finalText(FINAL_TEXT_BYTES);
     this.pty = null;
     this.terminal.processExit();
+    this.resume.exited(exitCode, this.exitSignal);
     this.setLifecycle('exited');
   }
 
@@ -361,6 +380,8 @@ export class Session {
       last_runtime_id: this.lastRuntimeId,
       foreground_cmd: this.foregroundCmd,
       foreground_cwd: this.foregroundCwd,
+      resume: this.resume.record,
+      restart: this.resume.restart,
     };
   }
 
@@ -389,6 +410,10 @@ export class Session {
       screen_changed_at_ms: this.screenChangedAtMs,
       final_output: this.finalOutput,
       hook: this.hook,
+      resume: this.resume.record,
+      restart: this.resume.restart,
+      lost: null,
+      boot_id: BOOT_ID,
       host_protocol_version: HOST_PROTOCOL_VERSION,
       host_build_id: this.context.buildId,
       created_at_ms: spec.createdAtMs,

@@ -15,6 +15,8 @@ export interface Config {
   visibility: Record<string, boolean>;
   /** `paneflow attach`: its prefix key, and whether it rings and notifies for agents out of view. */
   attach: { prefix: string; notifications: boolean };
+  /** Resume the agents a host crash or a reboot lost when serve starts (two at a time). */
+  restore_on_start: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -26,6 +28,7 @@ export const DEFAULT_CONFIG: Config = {
   reduce_motion: false,
   visibility: {},
   attach: { prefix: 'ctrl-b', notifications: true },
+  restore_on_start: false,
 };
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
@@ -53,7 +56,7 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { config, ignored: ['not a JSON object; every key at its default'] };
   }
-  const bool = (key: 'ai_unrestricted' | 'ai_injection_fence' | 'reduce_motion', value: unknown) => {
+  const bool = (key: 'ai_unrestricted' | 'ai_injection_fence' | 'reduce_motion' | 'restore_on_start', value: unknown) => {
     if (typeof value === 'boolean') config[key] = value;
     else ignored.push(`${key}: expected true or false, got ${JSON.stringify(value)}`);
   };
@@ -62,6 +65,7 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
       case 'ai_unrestricted':
       case 'ai_injection_fence':
       case 'reduce_motion':
+      case 'restore_on_start':
         bool(key, value);
         break;
       case 'submit_paste_delay_ms':

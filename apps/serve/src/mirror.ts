@@ -1,6 +1,7 @@
 import { leaves, splitPane, SURFACE_CHANGED_MS, type HostFrame, type Manifest } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import type { Readiness } from './prompts';
+import type { Restorer } from './restore';
 import type { Reduction } from './status';
 import { agentFrom, applyState, viewFromManifest, type View } from './views';
 import type { Workspaces } from './workspaces';
@@ -24,6 +25,7 @@ export class SessionMirror {
     private readonly reduction: Reduction,
     private readonly readiness: Readiness,
     private readonly workspaces: Workspaces,
+    private readonly restorer: Restorer,
   ) {}
 
   /** A (re)connection to the host: its full list of sessions is the truth about what exists. */
@@ -43,6 +45,11 @@ export class SessionMirror {
       views.set(manifest.session, view);
       this.adopt(view, manifest);
       this.reduction.reduce(view);
+      // A host that died took its sessions with it: the faces hear that they are lost.
+      if (existing && (existing.lifecycle !== view.lifecycle || existing.generation !== view.generation)) {
+        this.reduction.publishSessionChanged(view);
+        this.reduction.announce(view);
+      }
       // A prompt that was still to be written when serve stopped is written now.
       const pending = model.paneBySession(view.session)?.pending_prompt;
       if (pending && view.lifecycle === 'live') this.readiness.prefill(view.session, pending);
@@ -136,10 +143,22 @@ export class SessionMirror {
         view.lifecycle = frame.lifecycle;
         view.exitCode = frame.exit_code;
         view.generation = frame.generation;
+        if (view.lifecycle !== 'lost') view.lost = null;
         this.reduction.reduce(view);
-        if (before !== view.lifecycle) this.reduction.publishSessionChanged(view);
+        if (before !== view.lifecycle) {
+          this.reduction.publishSessionChanged(view);
+          this.reduction.announce(view);
+        }
+        this.restorer.changed(view);
         return;
       }
+      case 'resume':
+        view.resume = frame.resume;
+        view.restart = frame.restart;
+        this.reduction.announce(view);
+        this.reduction.publishSessionChanged(view);
+        this.restorer.changed(view);
+        return;
       case 'status': {
         const recordChanged = JSON.stringify(view.declared) !== JSON.stringify(frame.declared_status);
         view.declared = frame.declared_status;

@@ -17,6 +17,7 @@ import { SessionMirror } from './mirror';
 import { Model } from './model';
 import { Panes } from './panes';
 import { Readiness } from './prompts';
+import { Restorer } from './restore';
 import { Sending } from './sending';
 import { Reduction } from './status';
 import { Workspaces } from './workspaces';
@@ -38,10 +39,16 @@ export class Serve {
   constructor(endpoints: Endpoints, buildId: string, capabilities: Capabilities, config: ConfigSource, catalog: Catalog, log: (message: string) => void) {
     const model = new Model(join(endpoints.home, 'serve', 'workspaces.json'), log);
     let mirror: SessionMirror | null = null;
+    let restorer: Restorer | null = null;
     const host = new HostLink(
       endpoints,
       {
-        connected: (manifests) => mirror!.rebuild(manifests),
+        connected: (manifests) => {
+          mirror!.rebuild(manifests);
+          // Only what a crash or a reboot took, and only when asked: an agent someone exited stays so.
+          const lost = restorer!.candidates(undefined, ['lost']);
+          if (ctx.config.current.restore_on_start && lost.length > 0) void restorer!.restore(lost);
+        },
         frame: (frame) => mirror!.onHostFrame(frame),
         disconnected: () => log('lost the host; reconnecting'),
       },
@@ -51,7 +58,8 @@ export class Serve {
     const reduction = new Reduction(ctx);
     const readiness = new Readiness(ctx);
     const workspaces = new Workspaces(ctx);
-    mirror = new SessionMirror(ctx, reduction, readiness, workspaces);
+    restorer = new Restorer(ctx, reduction);
+    mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer);
     const parts: Parts = {
       ctx,
       reduction,
@@ -60,6 +68,7 @@ export class Serve {
       panes: new Panes(ctx, mirror, readiness, workspaces),
       sending: new Sending(ctx, reduction, workspaces),
       hooks: new HookIntake(ctx, reduction, workspaces),
+      restorer,
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
     this.server = new RpcServer<PublicMethods>({

@@ -3,7 +3,7 @@ import type { EventFrameOf, SessionRow, StatusObject } from '@paneflow/protocol'
 import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflow/reducer';
 import type { ServeContext } from './context';
 import type { PaneRecord } from './model';
-import { paneTitle, promptTitle, stateOf, statusObject, type View } from './views';
+import { paneTitle, promptTitle, providerSessionId, stateOf, statusObject, type View } from './views';
 
 /** At most one notification of a kind per pane in this window (OSC7501.md §11.4). */
 const NOTIFICATION_INTERVAL_MS = 1000;
@@ -57,6 +57,12 @@ export class Reduction {
   /** The pane's status object now (REFERENCE.md §3.7). */
   statusOf(view: View, pane: PaneRecord): StatusObject {
     return statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
+  }
+
+  /** The status object changed outside the reducer (the session's lifecycle, its restart): faces hear it. */
+  announce(view: View): void {
+    const pane = this.ctx.model.paneBySession(view.session);
+    if (pane) this.publishStatus(view, pane);
   }
 
   /** One `status_changed` frame, carrying the whole status object. */
@@ -169,8 +175,11 @@ export class Reduction {
       capable: view.capableAtMs !== null,
       unread: view.entry.unread,
       hook_revision: view.hook.revision,
-      provider_session_id: view.hook.provider_session_id,
-      transcript_path: view.hook.transcript_path,
+      provider_session_id: providerSessionId(view),
+      transcript_path: view.resume?.transcript_path ?? view.hook.transcript_path,
+      exit_code: view.exitCode,
+      lost_reason: view.lifecycle === 'lost' ? (view.lost?.reason ?? null) : null,
+      restart: view.restart,
       host_protocol: view.hostProtocol,
       host_build_id: view.hostBuildId,
       updated_at_ms: view.updatedAtMs,

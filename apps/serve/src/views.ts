@@ -1,5 +1,5 @@
 import type { Catalog } from '@paneflow/procscan';
-import type { CliState, HookMetadata, Manifest, Observation, SessionState, StatusObject } from '@paneflow/protocol';
+import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
 import type { Config } from './config';
 import type { SavedEntry } from './model';
@@ -30,6 +30,10 @@ export interface View {
   entry: Entry;
   /** From `ai.*` hook frames (REFERENCE.md §7.2): it never touches the reducer. */
   hook: HookMetadata;
+  /** The host's resume record, the restart that began this generation, why it was lost. */
+  resume: ResumeRecord | null;
+  restart: RestartAttempt | null;
+  lost: Loss | null;
   lastActivityMs: number | null;
   attentionSinceMs: number | null;
   /** Set while a timer will reduce again (detecting → no_signal, stalled). */
@@ -92,6 +96,9 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     agent: agentFrom(observation, null, observation?.pid_started_at_ms ?? Date.now()),
     entry: saved ? restoredEntry({ status: saved.status, stateSeq: saved.state_seq, outcome: saved.outcome, unread: saved.unread }) : newEntry(),
     hook: manifest.hook ?? emptyHook(),
+    resume: manifest.resume ?? null,
+    restart: manifest.restart ?? null,
+    lost: manifest.lifecycle === 'lost' ? (manifest.lost ?? null) : null,
     lastActivityMs: manifest.screen_changed_at_ms,
     attentionSinceMs: null,
     clockTimer: null,
@@ -116,7 +123,13 @@ export function applyState(view: View, state: SessionState, now: number): void {
   view.foregroundCmd = state.foreground_cmd;
   view.foregroundCwd = state.foreground_cwd;
   view.agent = agentFrom(state.observation, view.agent, now);
+  view.resume = state.resume;
+  view.restart = state.restart;
+  if (state.lifecycle !== 'lost') view.lost = null;
 }
+
+/** The agent's conversation id: the host's record follows both its hooks and its session files. */
+export const providerSessionId = (view: View) => view.resume?.provider_session_id ?? view.hook.provider_session_id;
 
 export function stateOf(view: View, config: Config, now: number): CliState {
   return cliState(view.entry, view.declared, view.agent !== null, {
@@ -149,7 +162,10 @@ export function statusObject(
   config: Config,
   now: number,
 ): StatusObject {
-  const runtime = view.agent ? catalog.bySlug.get(view.agent.runtimeId) : undefined;
+  // A pane whose process is gone is still its agent's pane: "lost — resume" needs to know whose.
+  const running = view.lifecycle === 'live' || view.lifecycle === 'starting';
+  const runtimeId = view.agent?.runtimeId ?? (running ? null : (view.resume?.runtime_id ?? view.lastRuntimeId));
+  const runtime = runtimeId ? catalog.bySlug.get(runtimeId) : undefined;
   const attention = view.entry.status === 'attention';
   return {
     surface_id: pane.surface_id,
@@ -170,7 +186,9 @@ export function statusObject(
     active_tool_name: view.hook.active_tool_name,
     message: view.declared?.message ?? (attention ? view.hook.notification_message : null),
     last_result: view.hook.last_result,
-    provider_session_id: view.hook.provider_session_id,
+    provider_session_id: providerSessionId(view),
+    lifecycle: view.lifecycle,
+    restart: view.restart,
     waiting_ms: attention && view.attentionSinceMs !== null ? now - view.attentionSinceMs : null,
     idle_ms: view.lastActivityMs !== null ? Math.max(0, now - view.lastActivityMs) : null,
   };

@@ -29,4 +29,12 @@ describe('config (REFERENCE.md §10)', () => {
     expect(config.attach).toEqual({ prefix: 'ctrl-b', notifications: true });
     expect(ignored).toEqual(['attach.prefix: expected ctrl-<letter> or alt-<letter>, got "enter"', 'attach.other: unknown key']);
   });
+
+  test('restore_on_start is off unless set to true', () => {
+    expect(parseConfig('{}', keys).config.restore_on_start).toBe(false);
+    expect(parseConfig(JSON.stringify({ restore_on_start: true }), keys).config.restore_on_start).toBe(true);
+    const { config, ignored } = parseConfig(JSON.stringify({ restore_on_start: 'yes' }), keys);
+    expect(config.restore_on_start).toBe(false);
+    expect(ignored).toEqual(['restore_on_start: expected true or false, got "yes"']);
+  });
 });

@@ -20,7 +20,10 @@ export interface MirrorSink {
   data(base64: string): void;
   /** The PTY was resized (by this face or another): what follows was written for this size. */
   resized(size: { cols: number; rows: number }): void;
-  /** `host_replaced` when the host's instance changed, `lost` while it cannot be reached. */
+  /**
+   * `host_replaced` while another host instance holds no such session (its host died; a restart
+   * there attaches again), `lost` while the host cannot be reached.
+   */
   state(state: 'attached' | 'lost' | 'host_replaced'): void;
 }
 
@@ -128,12 +131,13 @@ export class InstanceClient {
         stream = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
         const own = stream;
         own.onClose(() => retry(mine));
-        await own.request('host.hello', { client: 'desktop-mirror', protocol: HOST_PROTOCOL_VERSION });
+        const hello = await own.request('host.hello', { client: 'desktop-mirror', protocol: HOST_PROTOCOL_VERSION });
+        // Another host instance: the session is gone with the old one, unless it was restarted there.
+        replaced = instance !== null && hello.instance !== instance;
         const begin = await host.request('session.attach', { session });
         if (stopped || mine !== attempt) return own.destroy();
-        // Another host instance holds no session of the old one: the pane is replaced, for good.
-        if (instance !== null && begin.instance !== instance) replaced = true;
         instance = begin.instance;
+        replaced = false;
         sink.reset(begin);
         own.onFrame((frame) => {
           const output = frame as OutputFrame;
@@ -143,7 +147,7 @@ export class InstanceClient {
         });
         // A closed socket is what tells a mirror its stream is gone; keepalives would only wake it.
         await own.request('session.output', { session, offset: begin.output_offset, follow: true, keepalive: false });
-        sink.state(replaced ? 'host_replaced' : 'attached');
+        sink.state('attached');
       } catch {
         retry(mine);
       }

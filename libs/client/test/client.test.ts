@@ -82,3 +82,22 @@ test('a paste is bracketed when the program asked for it, and goes in as typed w
   expect(typed.output()).not.toContain('^[[200~');
   client.detach(plain);
 });
+
+test('a mirror across a host crash: lost, then host_replaced while the new host lacks the session, attached again once it is restarted there', async () => {
+  const session = await shellPane('PS1="ready$ " exec bash --norc --noprofile -i');
+  const mirror = recorder();
+  client.attach(session, mirror.sink);
+  await until(() => /ready\$ /.test(mirror.output()), 'the prompt');
+  const host = home.run(['host', 'status']).json<{ pid: number }>().pid;
+  process.kill(host, 'SIGKILL');
+  await until(() => mirror.events.some((e) => e.kind === 'host_replaced'), 'the new host does not hold the session');
+  expect(mirror.events.findIndex((e) => e.kind === 'lost')).toBeLessThan(mirror.events.findIndex((e) => e.kind === 'host_replaced'));
+  const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
+  await home.rpc('surface.restart', { surface_id: surfaces.find((s) => s.session === session)!.surface_id });
+  const mark = mirror.events.length;
+  await until(() => mirror.events.slice(mark).some((e) => e.kind === 'attached'), 'attached to the restarted session');
+  await until(() => /ready\$ /.test(mirror.events.slice(mark).map((e) => e.text ?? '').join('')), 'the new prompt');
+  await client.input(session, 'echo back-$((6*7))\r');
+  await until(() => /^back-42\r?$/m.test(mirror.output()), 'it takes input');
+  client.detach(session);
+});

@@ -89,3 +89,20 @@ export function startTimeToEpochMs(startTime: number): number {
   // USER_HZ is 100 on every Linux architecture Paneflow runs on.
   return bootTimeMs + startTime * 10;
 }
+
+/** A process's environment as it started, or null when it is gone or not ours to read. */
+export function processEnvironment(pid: number): Record<string, string> | null {
+  const text = readProcFile(`/proc/${pid}/environ`);
+  if (text === null) return null;
+  const env: Record<string, string> = {};
+  for (const entry of text.split('\0')) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return env;
+}
+
+/** The kernel's id of this boot: another one means the machine restarted. */
+export function bootId(): string {
+  return readProcFile('/proc/sys/kernel/random/boot_id')?.trim() ?? 'unknown';
+}

@@ -40,6 +40,7 @@ test('the facts of REFERENCE.md §6.2 hold', () => {
   expect(catalog.bySlug.get('fx')!.detection.title_prefix).toBe('fx v');
   expect(catalog.bySlug.get('openclaw')!.suggested_presets?.[0].command).toBe('openclaw tui');
   expect(catalog.runtimes.filter((r) => r.integration.hook_adapter !== 'none').map((r) => r.slug)).toEqual(['claude-code', 'codex']);
+  expect(catalog.runtimes.filter((r) => r.sessions.reader !== 'none').map((r) => r.slug)).toEqual(['claude-code']);
 });
 
 describe('a descriptor that breaks the rules fails the catalog, naming the file', () => {
@@ -79,6 +80,11 @@ describe('a descriptor that breaks the rules fails the catalog, naming the file'
         expect.stringMatching(/duplicate order '0'/),
       ]),
     );
+  });
+
+  test("a session reader that is not known, or a pid_file reader without where to look", () => {
+    expect(broken('pi', (t) => t.replace(/reader = ".*"/, 'reader = "pi"'))).toThrow(/runtimes\/pi\/runtime.toml: sessions.reader/);
+    expect(broken('claude-code', (t) => t.replace(/^id_key = .*$/m, ''))).toThrow(/runtimes\/claude-code\/runtime.toml: sessions: reader 'pid_file' needs 'id_key'/);
   });
 
   test('TOML that does not parse', () => {

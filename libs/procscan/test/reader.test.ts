@@ -1,8 +1,8 @@
 import * as pty from 'node-pty';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ForegroundReader, runtimeCatalog, stopTree } from '../src';
+import { ForegroundReader, readAgentSession, runtimeCatalog, stopTree } from '../src';
 
 // Real processes in a real PTY: the reader must find the foreground agent the way the host will.
 const FIXTURE_AGENT = join(__dirname, '../../../fixtures/agent.mjs');
@@ -25,7 +25,7 @@ beforeEach(() => {
     cols: 80,
     rows: 24,
     cwd: dir,
-    env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PS1: '$ ' },
+    env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PS1: '$ ', CLAUDE_CONFIG_DIR: join(dir, 'claude') },
   });
 });
 afterEach(() => stopTree(shell.pid, 5000, 0));
@@ -89,4 +89,43 @@ test('a shell that execs the agent, or runs it as a child and stays, is read aga
   await scanUntil((o) => o === null);
   shell.write(`sh -c 'sleep 0.3; claude; echo after'\r`);
   await scanUntil((o) => o?.id === 'claude-code');
+});
+
+describe("the agent's own session files (runtime.toml [sessions])", () => {
+  const claude = runtimeCatalog().bySlug.get('claude-code')!;
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  async function sessionUntil(observation: NonNullable<ReturnType<ForegroundReader['scan']>>, test: (s: ReturnType<typeof readAgentSession>) => boolean) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const session = readAgentSession(claude, observation);
+      if (test(session)) return session!;
+      if (Date.now() > deadline) throw new Error(`session never matched; last ${JSON.stringify(session)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  test('name the running conversation and its transcript, follow /clear, and never match another process of that pid', async () => {
+    shell.write('claude\r');
+    const observation = (await scanUntil((o) => o?.id === 'claude-code'))!;
+    const first = await sessionUntil(observation, (s) => s !== null);
+    expect(first.id).toMatch(UUID);
+    expect(first.transcriptPath).toBeNull(); // nothing said yet
+    shell.write('hello\r');
+    const talked = await sessionUntil(observation, (s) => s?.transcriptPath !== null);
+    expect(talked).toEqual({ id: first.id, transcriptPath: join(dir, 'claude/projects', dir.replace(/[^a-zA-Z0-9]/g, '-'), `${first.id}.jsonl`) });
+    shell.write('/clear\r');
+    const cleared = await sessionUntil(observation, (s) => s !== null && s.id !== first.id);
+    expect(cleared.id).toMatch(UUID);
+    // The same pid started at another time is another process: its file says nothing of it.
+    expect(readAgentSession(claude, { ...observation, pid_started_at: observation.pid_started_at + 1 })).toBeNull();
+    shell.write('exit\r');
+    await scanUntil((o) => o === null);
+    expect(readAgentSession(claude, observation)).toBeNull();
+    expect(existsSync(join(dir, 'claude/sessions', `${observation.pid}.json`))).toBe(false); // the file goes with the process
+  });
+
+  test('a runtime without a reader reads nothing', () => {
+    expect(readAgentSession(runtimeCatalog().bySlug.get('codex')!, { id: 'codex', pid: process.pid, pid_started_at: 0, pid_started_at_ms: 0, process_group: 0, process_name: 'node' })).toBeNull();
+  });
 });

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { CHECKPOINT_SCROLLBACK_MAX } from './limits';
+import { Loss, RestartAttempt, RestartMode, ResumeRecord } from './resume';
 import { method } from './schema';
 import {
   DeclaredStatus,
@@ -85,6 +86,14 @@ export const Manifest = Type.Object({
   final_output: nullable(Type.String()),
   /** Absent in manifests written before hooks were kept. */
   hook: Type.Optional(nullable(HookMetadata)),
+  /** The agent's conversation, to resume it; absent before resume records were kept. */
+  resume: Type.Optional(nullable(ResumeRecord)),
+  /** The restart that began this generation; null for a first start. */
+  restart: Type.Optional(nullable(RestartAttempt)),
+  /** Why the session is lost, when it is. */
+  lost: Type.Optional(nullable(Loss)),
+  /** The kernel's boot id when this generation started: another one at adoption means a reboot. */
+  boot_id: Type.Optional(Type.String()),
   host_protocol_version: Type.Integer(),
   host_build_id: Type.String(),
   created_at_ms: TimeMs,
@@ -112,6 +121,8 @@ export const SessionState = Type.Object({
   /** The foreground command line (argv joined by spaces) and its cwd, agent or not. */
   foreground_cmd: Type.String(),
   foreground_cwd: nullable(Type.String()),
+  resume: nullable(ResumeRecord),
+  restart: nullable(RestartAttempt),
 });
 export type SessionState = Static<typeof SessionState>;
 
@@ -215,8 +226,15 @@ export const HostMethods = {
   ),
   /** Ends the process tree (TERM, then KILL) within the 5 s stop budget. */
   'session.stop': method(Session, Empty),
-  /** Starts the recorded launch again as generation + 1 (only exited or lost sessions). */
-  'session.restart': method(Session, CreateResult),
+  /**
+   * Starts the session again as generation + 1 (only exited, failed or lost sessions): an agent
+   * with a known conversation id runs its runtime's `session_argv`, else its `continue_argv`,
+   * else the recorded launch — `fresh` asks for the recorded launch at once. No input is replayed.
+   */
+  'session.restart': method(
+    Type.Object({ session: Uuid, fresh: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ ...CreateResult.properties, mode: RestartMode, restart: RestartAttempt }),
+  ),
   /** Forgets a session that is not live, manifest included. */
   'session.remove': method(Session, Empty),
   /** Records, current record and state of one session or all. */
@@ -280,6 +298,8 @@ export const HostFrame = Type.Union([
   }),
   Type.Object({ type: Type.Literal('output'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, output_generation: Type.Integer() }),
   Type.Object({ type: Type.Literal('title'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, title: Type.String() }),
+  /** The resume record or the restart's outcome changed. */
+  Type.Object({ type: Type.Literal('resume'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, resume: nullable(ResumeRecord), restart: nullable(RestartAttempt) }),
   Type.Object({ type: Type.Literal('removed'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid }),
 ]);
 export type HostFrame = Static<typeof HostFrame>;

@@ -3,6 +3,7 @@ import { EVENT_TYPES, type EventType } from './events';
 import { HOOK_METHODS, type HookMethod } from './hooks';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
+import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
 import { SessionRow, StatusObject } from './status';
 import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
@@ -16,6 +17,7 @@ const closed = { additionalProperties: false } as const;
 const Empty = Type.Object({}, closed);
 const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
 const SurfaceTarget = { surface_id: SurfaceId };
+const Restarted = Type.Object({ surface_id: SurfaceId, session: Uuid, generation: Type.Integer(), mode: RestartMode, restart: RestartAttempt });
 
 /** The metadata one hook event carries (§7.1). */
 const HookParams = Type.Object(
@@ -149,6 +151,17 @@ export const PublicMethods = {
     ),
     Type.Object({ sent: Type.Literal(true) }),
   ),
+  /**
+   * Starts an exited, failed or lost pane again (REFERENCE.md §1.2): its agent's conversation by
+   * id, else its latest, else the recorded launch (`fresh`: the launch at once). Answers once the
+   * resume is confirmed or failed, or after 15 s with `outcome: "pending"`.
+   */
+  'surface.restart': method(
+    Type.Object({ ...SurfaceTarget, fresh: Type.Optional(Type.Boolean()) }, closed),
+    Restarted,
+  ),
+  /** Every exited, failed or lost agent pane (of one workspace, or all), restarted two at a time. */
+  'session.restore': method(Type.Object({ workspace_id: Type.Optional(Uuid) }, closed), Type.Object({ restored: Type.Array(Restarted) })),
   'surface.split': method(
     Type.Object(
       {

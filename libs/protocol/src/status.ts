@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { LossReason, RestartAttempt } from './resume';
 import { DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
@@ -56,8 +57,11 @@ export const StatusObject = Type.Object({
   active_tool_name: nullable(Type.String()),
   message: nullable(Type.String()),
   last_result: nullable(Type.String()),
-  /** The agent's own session id (from its hooks), to resume it; an addition to REFERENCE.md §3.7. */
+  /** The agent's own session id (its hooks' or its session files'), to resume it; an addition to REFERENCE.md §3.7. */
   provider_session_id: nullable(Type.String()),
+  /** Additions for the faces' "lost — resume": the session's lifecycle and the restart that began it. */
+  lifecycle: Lifecycle,
+  restart: nullable(RestartAttempt),
   waiting_ms: nullable(TimeMs),
   idle_ms: nullable(TimeMs),
   output_generation: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -88,6 +92,10 @@ export const SessionRow = Type.Object({
   hook_revision: Type.Integer({ minimum: 0 }),
   provider_session_id: nullable(Type.String()),
   transcript_path: nullable(Type.String()),
+  /** Additions: how the session ended (exit code, or why it was lost) and the restart that began it. */
+  exit_code: nullable(Type.Integer()),
+  lost_reason: nullable(LossReason),
+  restart: nullable(RestartAttempt),
   host_protocol: Type.Integer(),
   host_build_id: Type.String(),
   updated_at_ms: TimeMs,

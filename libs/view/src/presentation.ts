@@ -4,10 +4,13 @@ import type { StatusObject } from '@paneflow/protocol/status';
 import type { DeclaredStatus } from '@paneflow/protocol/wire';
 
 /** The fields of a status object (§3.7) a face reads. */
-export type PaneStatus = Pick<StatusObject, 'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message'>;
+export type PaneStatus = Pick<
+  StatusObject,
+  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart'
+>;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
-export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'none';
+export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'ended' | 'none';
 
 export interface AgentRow {
   surface_id: number;
@@ -19,6 +22,8 @@ export interface AgentRow {
 
 /** The mark of an agent's row: its current record, as §3.9 draws it. */
 export function rowMark(status: PaneStatus): RowMark {
+  // A stopped agent declares nothing any more: what it said last would be a lie.
+  if (endedNotice(status)) return 'ended';
   if (status.reason === 'no_signal') return 'no_status';
   switch (status.status) {
     case 'busy':
@@ -40,6 +45,27 @@ export function agentRows(statuses: PaneStatus[], label: (status: PaneStatus) =>
     .filter((s) => s.tool !== null)
     .map((s) => ({ surface_id: s.surface_id, label: label(s), mark: rowMark(s), message: rowMark(s) === 'need_you' ? (s.message ?? s.declared?.message ?? null) : null }));
   return [...rows.filter((r) => r.mark === 'need_you'), ...rows.filter((r) => r.mark !== 'need_you')];
+}
+
+/** What a face offers on an agent pane that is not running: its words, and the restart it starts. */
+export interface EndedNotice {
+  /** The sidebar's badge. */
+  badge: 'Lost' | 'Exited' | 'Failed';
+  /** The pane's line: why, in a few words. */
+  text: string;
+  /** `resume`: the agent's conversation (serve picks by id, latest, or launch); `fresh`: the launch. */
+  action: 'resume' | 'fresh';
+}
+
+/**
+ * An agent pane whose process is gone: "lost — resume" after a host crash or a reboot, "exited —
+ * resume" after its agent ended, and a failed resume said as such, offering a fresh start instead.
+ */
+export function endedNotice(status: PaneStatus): EndedNotice | null {
+  if (status.tool === null || status.lifecycle === 'live' || status.lifecycle === 'starting') return null;
+  if (status.restart?.outcome === 'failed') return { badge: 'Failed', text: `resume failed: ${status.restart.reason ?? 'unknown'}`, action: 'fresh' };
+  if (status.lifecycle === 'lost') return { badge: 'Lost', text: 'lost', action: 'resume' };
+  return status.lifecycle === 'failed' ? { badge: 'Failed', text: 'could not start', action: 'resume' } : { badge: 'Exited', text: 'exited', action: 'resume' };
 }
 
 /** The pane header's status: `<state>[: <kind>] · <msg or title>` (§3.9), for any program. */

@@ -1,5 +1,5 @@
 import type { EventFrame, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, headerStatus, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
+import { agentRows, endedNotice, headerStatus, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -21,6 +21,8 @@ const status = (over: Partial<StatusObject>): StatusObject => ({
   message: null,
   last_result: null,
   provider_session_id: null,
+  lifecycle: 'live',
+  restart: null,
   waiting_ms: null,
   idle_ms: null,
   ...over,
@@ -100,5 +102,29 @@ describe('the picture kept from events', () => {
     picture.apply(frame({ type: 'workspace_changed', ...workspace(2, { id: '00000009-0000-4000-8000-000000000000', name: 'new', active: true }) }));
     expect(picture.workspaces.map((w) => w.name)).toEqual(['w0', 'w2', 'new']);
     expect(picture.apply(frame({ type: 'dropped', count: 3 }))).toBe('resync');
+  });
+});
+
+describe('an agent pane that is not running', () => {
+  const failed = { mode: 'session' as const, provider_session_id: 'x', argv: ['claude'], outcome: 'failed' as const, reason: 'it exited with code 1 first', at_ms: 1 };
+  test('lost and exited agents offer a resume; a failed resume offers a fresh start; running panes and shells nothing', () => {
+    expect(endedNotice(status({ lifecycle: 'lost' }))).toEqual({ badge: 'Lost', text: 'lost', action: 'resume' });
+    expect(endedNotice(status({ lifecycle: 'exited' }))).toEqual({ badge: 'Exited', text: 'exited', action: 'resume' });
+    expect(endedNotice(status({ lifecycle: 'failed' }))).toEqual({ badge: 'Failed', text: 'could not start', action: 'resume' });
+    expect(endedNotice(status({ lifecycle: 'exited', restart: failed }))).toEqual({ badge: 'Failed', text: 'resume failed: it exited with code 1 first', action: 'fresh' });
+    expect(endedNotice(status({ lifecycle: 'live', restart: failed }))).toBeNull();
+    expect(endedNotice(status({ lifecycle: 'starting' }))).toBeNull();
+    expect(endedNotice(status({ lifecycle: 'lost', tool: null }))).toBeNull();
+  });
+
+  test("its row says so, whatever it declared last, and keeps its place", () => {
+    const rows = agentRows(
+      [status({ surface_id: 1, lifecycle: 'lost', status: 'attention', state: 'waiting_for_input' }), status({ surface_id: 2, status: 'attention', state: 'waiting_for_input' })],
+      (s) => `agent ${s.surface_id}`,
+    );
+    expect(rows.map((r) => [r.surface_id, r.mark])).toEqual([
+      [2, 'need_you'],
+      [1, 'ended'],
+    ]);
   });
 });

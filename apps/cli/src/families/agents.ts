@@ -3,6 +3,7 @@ import type { EventType } from '@paneflow/protocol/events';
 import { CliError } from '../errors';
 import { request, subscribe } from '../instance';
 import { agentTable, printJson, sessionTable, statusLine } from '../output';
+import { endedBecause } from '../restarts';
 import { resolveOne, resolveSelector } from '../select';
 import { liveTable } from '../live';
 import { wait } from '../wait';
@@ -81,9 +82,12 @@ export const run: Record<string, Run> = {
       return 0;
     }
     if (!flag(p, 'follow')) {
-      const result = await request('session.list', {});
-      if (flag(p, 'json')) printJson(result);
-      else process.stdout.write(sessionTable(result.sessions) + '\n');
+      const { sessions } = await request('session.list', {});
+      const lost = !!flag(p, 'lost');
+      const rows = lost ? sessions.filter((s) => s.lifecycle !== 'live' && s.lifecycle !== 'starting') : sessions;
+      if (flag(p, 'json')) printJson({ sessions: lost ? rows.map((row) => ({ ...row, why: endedBecause(row) })) : rows });
+      else if (lost && rows.length === 0) process.stdout.write('every session is running\n');
+      else process.stdout.write(sessionTable(rows, lost ? endedBecause : undefined) + '\n');
       return 0;
     }
     // One line per transition, across losses of serve: it reconnects every second.

@@ -5,10 +5,13 @@ import { CliError } from '../errors';
 import { ensureInstance, request } from '../instance';
 import { printJson, surfaceTable } from '../output';
 import { resolveOne } from '../select';
+import { restart, restore } from '../restarts';
 import { send } from '../send';
 import { callerWorkspace, flag, scopeOf, str, type Run } from './common';
 
 export const run: Record<string, Run> = {
+  restart: (p) => restart(str(p, 'target'), { fresh: !!flag(p, 'fresh'), json: !!flag(p, 'json'), scope: scopeOf(p) }),
+  restore: (p) => restore({ workspace: flag(p, 'workspace'), json: !!flag(p, 'json') }),
   async ls(p) {
     const scope = scopeOf(p);
     const result = await request('surface.list', scope === 'all' ? { scope } : { scope, ...callerWorkspace() });

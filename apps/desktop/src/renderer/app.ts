@@ -7,7 +7,7 @@ import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
-import { agentRows, headerStatus, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
+import { agentRows, endedNotice, headerStatus, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
@@ -197,6 +197,7 @@ export class App {
           if (row.message) item.append(el('div', 'message', row.message));
         } else if (row.mark === 'error') item.append(el('span', 'badge', 'Error'));
         else if (row.mark === 'done') item.append(el('span', 'badge', 'Done'));
+        else if (row.mark === 'ended') item.append(el('span', 'badge', endedNotice(this.statuses.get(row.surface_id)!)!.badge));
         else if (row.mark === 'no_status') {
           const badge = el('span', 'badge dim', 'No status');
           const status = this.statuses.get(row.surface_id);
@@ -225,6 +226,12 @@ export class App {
     const badge = pane.header.querySelector<HTMLElement>('.declared')!;
     badge.textContent = declared ?? '';
     badge.hidden = declared === null;
+    // An agent that is not running: one click resumes its conversation (or, after a failed resume, starts it anew).
+    const ended = status ? endedNotice(status) : null;
+    const resume = pane.header.querySelector<HTMLButtonElement>('.resume')!;
+    resume.hidden = ended === null;
+    resume.textContent = ended ? `${ended.text} — ${ended.action === 'fresh' ? 'start anew' : 'resume'}` : '';
+    resume.dataset.action = ended?.action ?? '';
     pane.element.classList.toggle('focused', this.workspaces.find((w) => w.active)?.focus === surfaceId);
   }
 
@@ -242,7 +249,10 @@ export class App {
     const split = el('button', 'split-button', '⊞');
     split.title = 'Split this pane';
     split.onclick = () => void this.api.request('surface.split', { direction: 'h', surface_id: surface.surface_id });
-    header.append(title, declared, find, split);
+    const resume = el('button', 'resume');
+    resume.hidden = true;
+    resume.onclick = () => void this.restart(surface.surface_id, resume.dataset.action === 'fresh');
+    header.append(title, declared, resume, find, split);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
@@ -312,6 +322,20 @@ export class App {
     } catch (error) {
       if (document.body.dataset.serve !== 'lost') throw error;
     }
+  }
+
+  /** Starts an agent pane that is not running again; its header follows from serve's events. */
+  private async restart(surfaceId: number, fresh: boolean): Promise<void> {
+    const button = this.panes.get(surfaceId)?.header.querySelector<HTMLButtonElement>('.resume');
+    if (button) button.disabled = true;
+    try {
+      await this.api.request('surface.restart', { surface_id: surfaceId, ...(fresh ? { fresh: true } : {}) });
+    } catch (error) {
+      if (button) button.title = (error as Error).message;
+    } finally {
+      if (button) button.disabled = false;
+    }
+    await this.focusSurface(surfaceId);
   }
 
   /** For tests: what is selected in a pane's terminal. */

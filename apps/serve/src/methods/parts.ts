@@ -4,6 +4,7 @@ import type { ServeContext } from '../context';
 import type { HookIntake } from '../hooks';
 import type { Panes } from '../panes';
 import type { Readiness } from '../prompts';
+import type { Restorer } from '../restore';
 import type { Sending } from '../sending';
 import type { Reduction } from '../status';
 import type { Workspaces } from '../workspaces';
@@ -17,6 +18,7 @@ export interface Parts {
   panes: Panes;
   sending: Sending;
   hooks: HookIntake;
+  restorer: Restorer;
   shutdown(drainMs: number): void;
 }
 

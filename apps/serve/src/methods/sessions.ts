@@ -9,8 +9,8 @@ function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
   return handlers;
 }
 
-/** `fleet.list`, `session.*`, `events.subscribe` and the hooks' `ai.*`. */
-export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks }) => ({
+/** `fleet.list`, `session.*`, restarting panes, `events.subscribe` and the hooks' `ai.*`. */
+export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks, restorer }) => ({
   'fleet.list': () => ({
     agents: ctx.model
       .orderedPanes()
@@ -23,6 +23,8 @@ export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks }) => ({
       .filter((p) => ctx.views.has(p.session))
       .map((p) => reduction.row(ctx.views.get(p.session)!, p)),
   }),
+  'surface.restart': ({ surface_id, fresh }) => restorer.restart(ctx.pane(surface_id), fresh ?? false),
+  'session.restore': async ({ workspace_id }) => ({ restored: await restorer.restore(restorer.candidates(workspace_id)) }),
   'session.ack': ({ sessions }) => {
     const acked = sessions.filter((s) => ctx.views.has(s));
     for (const session of acked) reduction.ack(ctx.views.get(session)!);

@@ -59,7 +59,25 @@ export const RuntimeDescriptor = Type.Object(
         closed,
       ),
     ),
-    sessions: Type.Object({ reader: Type.String({ minLength: 1 }) }, closed),
+    /**
+     * Where the agent keeps its sessions, to learn a pane's conversation id without hooks.
+     * `pid_file`: a JSON file per running process (`file` under the first set `config_dir`, with
+     * `{pid}`), whose `id_key` holds the id and `process_start_key` the process's kernel start time
+     * (so a recycled pid never matches); `transcript` (with `{id}`, one `*` directory allowed) is
+     * where the conversation is written. `none`: no reader.
+     */
+    sessions: Type.Object(
+      {
+        reader: Type.Union([Type.Literal('none'), Type.Literal('pid_file')]),
+        /** `$VAR` (the agent's own environment) or a path with `~` (the agent's HOME); the first set wins. */
+        config_dir: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+        file: Type.Optional(Type.String({ pattern: '\\{pid\\}' })),
+        id_key: Type.Optional(Type.String({ minLength: 1 })),
+        process_start_key: Type.Optional(Type.String({ minLength: 1 })),
+        transcript: Type.Optional(Type.String({ pattern: '\\{id\\}' })),
+      },
+      closed,
+    ),
     suggested_presets: Type.Optional(
       Type.Array(
         Type.Object(
@@ -148,6 +166,11 @@ export function parseCatalog(files: Record<string, string>): Catalog {
     }
     const descriptor = data as RuntimeDescriptor;
     if (descriptor.slug !== dir) problems.push(`${file}: slug '${descriptor.slug}' is not its directory '${dir}'`);
+    if (descriptor.sessions.reader === 'pid_file') {
+      for (const key of ['config_dir', 'file', 'id_key', 'process_start_key'] as const) {
+        if (descriptor.sessions[key] === undefined) problems.push(`${file}: sessions: reader 'pid_file' needs '${key}'`);
+      }
+    }
     if (descriptor.resume) {
       try {
         new RegExp(descriptor.resume.session_id_pattern);

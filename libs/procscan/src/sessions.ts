@@ -1,0 +1,67 @@
+import { processEnvironment } from '@paneflow/proc';
+import type { Observation } from '@paneflow/protocol';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Runtime } from './match';
+
+/** The conversation an agent process is in, as its own files say. */
+export interface AgentSession {
+  id: string;
+  transcriptPath: string | null;
+}
+
+/**
+ * Reads the agent's own session files (its runtime's `[sessions]`) for the conversation the
+ * observed process is in, or null when the runtime has no reader, or the file is missing, belongs
+ * to another process of that pid, or holds no valid id.
+ */
+export function readAgentSession(runtime: Runtime, observation: Observation): AgentSession | null {
+  const sessions = runtime.sessions;
+  if (sessions.reader !== 'pid_file') return null;
+  const env = processEnvironment(observation.pid);
+  if (!env) return null;
+  const dir = configDir(sessions.config_dir!, env);
+  if (!dir) return null;
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(readFileSync(join(dir, sessions.file!.replaceAll('{pid}', String(observation.pid))), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (String(data[sessions.process_start_key!]) !== String(observation.pid_started_at)) return null;
+  const id = data[sessions.id_key!];
+  if (typeof id !== 'string' || (runtime.resume && !new RegExp(runtime.resume.session_id_pattern).test(id))) return null;
+  return { id, transcriptPath: sessions.transcript ? findTranscript(dir, sessions.transcript.replaceAll('{id}', id)) : null };
+}
+
+/** The first entry that is set: `$VAR` from the agent's environment, `~/…` under its HOME, or a path. */
+function configDir(candidates: string[], env: Record<string, string>): string | null {
+  for (const candidate of candidates) {
+    if (candidate.startsWith('$')) {
+      const value = env[candidate.slice(1)];
+      if (value) return value;
+    } else if (candidate.startsWith('~/')) {
+      if (env.HOME) return join(env.HOME, candidate.slice(2));
+    } else return candidate;
+  }
+  return null;
+}
+
+/** `pattern` under `dir`, where one path segment may be `*` (any directory). */
+function findTranscript(dir: string, pattern: string): string | null {
+  const star = pattern.split('/').indexOf('*');
+  if (star === -1) return existsSync(join(dir, pattern)) ? join(dir, pattern) : null;
+  const segments = pattern.split('/');
+  const parent = join(dir, ...segments.slice(0, star));
+  let entries: string[];
+  try {
+    entries = readdirSync(parent);
+  } catch {
+    return null;
+  }
+  for (const entry of entries) {
+    const path = join(parent, entry, ...segments.slice(star + 1));
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
