@@ -86,14 +86,14 @@ const AGENTS = 8;
 const agentCommand = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
 
 async function measure(label, client, pids, startStream, stopStream) {
-  // Keystroke → echo: a letter typed into `cat`, until the outer terminal shows it.
+  // Keystroke → echo: one character typed into `cat`, until the outer terminal shows it. Each is
+  // an ideograph of its own: no escape sequence and no earlier keystroke's echo can contain it.
   const latencies = [];
   for (let i = 0; i < KEYS; i++) {
-    const letter = String.fromCharCode(97 + (i % 26));
-    const marker = `${letter}`;
+    const marker = String.fromCodePoint(0x4e00 + i);
     const start = process.hrtime.bigint();
     const shown = client.next(marker);
-    client.term.write(letter);
+    client.term.write(marker);
     await shown;
     latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
     await sleep(20);
@@ -149,20 +149,24 @@ try {
   results[0].agents = await busyWindow(team, () => [team.term.pid]);
   team.term.kill();
 
-  spawnSync('tmux', ['-L', tmuxName, '-f', '/dev/null', 'new-session', '-d', '-x', String(COLS), '-y', String(ROWS), 'exec cat']);
+  // The server's environment is every pane's: the fixture agents keep their conversations in the
+  // instance's temp dir, as on paneflow's side, not in the user's ~/.claude.
+  const tmuxEnv = { ...process.env, CLAUDE_CONFIG_DIR: instance.env.CLAUDE_CONFIG_DIR };
+  spawnSync('tmux', ['-L', tmuxName, '-f', '/dev/null', 'new-session', '-d', '-x', String(COLS), '-y', String(ROWS), 'exec cat'], { env: tmuxEnv });
   spawnSync('tmux', ['-L', tmuxName, 'split-window', '-h', '-d', 'exec bash --norc --noprofile']);
-  const tmuxClient = outer('tmux', ['-L', tmuxName, 'attach'], { ...process.env, TERM: 'xterm-256color' });
+  // -u: the client writes UTF-8 whatever the locale, as attach does.
+  const tmuxClient = outer('tmux', ['-L', tmuxName, '-u', 'attach'], { ...process.env, TERM: 'xterm-256color' });
   await sleep(1000);
   const serverPid = Number(spawnSync('tmux', ['-L', tmuxName, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).stdout.trim());
   const tmuxSend = (keys) => spawnSync('tmux', ['-L', tmuxName, 'send-keys', '-t', '{right}', ...keys]);
   results.push(await measure('tmux attach', tmuxClient, () => [tmuxClient.term.pid, serverPid], () => tmuxSend(['i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.002; done', 'Enter']), () => tmuxSend(['C-c'])));
   tmuxClient.term.kill();
-  spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', '-s', 'agents', '-x', String(COLS), '-y', String(ROWS), agentCommand]);
+  spawnSync('tmux', ['-L', tmuxName, 'new-session', '-d', '-s', 'agents', '-x', String(COLS), '-y', String(ROWS), agentCommand], { env: tmuxEnv });
   for (let i = 1; i < AGENTS; i++) {
     spawnSync('tmux', ['-L', tmuxName, 'split-window', '-t', 'agents', '-d', agentCommand]);
     spawnSync('tmux', ['-L', tmuxName, 'select-layout', '-t', 'agents', 'tiled']);
   }
-  const tmuxTeam = outer('tmux', ['-L', tmuxName, 'attach', '-t', 'agents'], { ...process.env, TERM: 'xterm-256color' });
+  const tmuxTeam = outer('tmux', ['-L', tmuxName, '-u', 'attach', '-t', 'agents'], { ...process.env, TERM: 'xterm-256color' });
   await sleep(3000);
   results[1].agents = await busyWindow(tmuxTeam, () => [tmuxTeam.term.pid, serverPid]);
   tmuxTeam.term.kill();

@@ -5,6 +5,7 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 
 let home: Home;
@@ -26,12 +27,17 @@ function attach(workspace: string, cols = 120, rows = 32): TmuxWindow {
   return tmux.window([process.execPath, CLI, 'attach', workspace], { env: home.env, dir: home.dir, cols, rows });
 }
 
-/** The window's screen once `test` holds. */
-function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
-  return until(() => {
-    const lines = window.capture();
-    return test(lines) ? lines : null;
-  }, what);
+/** The window's screen once `test` holds; else the error shows the last one. */
+async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
+  let last: string[] = [];
+  try {
+    return await until(() => {
+      last = window.capture();
+      return test(last) ? last : null;
+    }, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the screen:\n${text(last)}`, { cause: error });
+  }
 }
 
 async function workspace(name: string, panes: Array<{ name: string; command: string; focus?: boolean }>) {
@@ -41,8 +47,8 @@ async function workspace(name: string, panes: Array<{ name: string; command: str
 
 const focusOf = async (name: string) => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === name)!.focus;
 
-test('typing into a shell pane runs the command; the sidebar lists the workspaces', async () => {
-  await workspace('typing', [{ name: 'sh', command: SHELL, focus: true }]);
+test('typing into a shell pane runs the command; the sidebar lists the workspaces; the status line names the focused pane', async () => {
+  const ids = await workspace('typing', [{ name: 'sh', command: SHELL, focus: true }]);
   const window = attach('typing');
   await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
   window.type('echo from-$((6*7))');
@@ -51,6 +57,7 @@ test('typing into a shell pane runs the command; the sidebar lists the workspace
   expect(lines[0]).toMatch(/Workspaces/);
   expect(text(lines)).toMatch(/▸ \d+ typing/);
   expect(lines.at(-1)).toMatch(/C-b \? help/);
+  expect(lines.at(-1)).toContain(`▸ ${ids.sh} sh `);
 });
 
 test("an agent's turn in the sidebar: spinner, Need you with its message, answered with a key, Done until the pane is seen", async () => {
@@ -105,6 +112,7 @@ test('split, focus moves, zoom, next workspace, close with the confirmation, det
   await until(async () => (await focusOf('layout')) === right || null, 'focus up');
   window.keys('C-b', 'Left');
   await until(async () => (await focusOf('layout')) === ids.one || null, 'focus left');
+  await screen(window, (l) => l.at(-1)!.includes(`▸ ${ids.one} one `), 'the focused pane in the status line');
 
   window.keys('C-b', 'z');
   await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.one]), 'zoomed');
@@ -248,7 +256,7 @@ test('paneflow with no verb, in a terminal with no desktop, attaches to the demo
 });
 
 /** An sshd of the test's own on a free port, taking one key, for root. */
-function startSshd(dir: string): { port: number; key: string; stop(): void } | string {
+async function startSshd(dir: string): Promise<{ port: number; key: string; stop(): void } | string> {
   if (process.getuid?.() !== 0) return 'sshd for the test runs as root, to log in as the same user';
   if (!existsSync('/usr/sbin/sshd') || spawnSync('sh', ['-c', 'command -v ssh']).status !== 0) return 'no sshd or ssh (apt-get install openssh-server openssh-client)';
   const key = join(dir, 'client-key');
@@ -264,11 +272,25 @@ function startSshd(dir: string): { port: number; key: string; stop(): void } | s
   // sshd wants its privilege-separation directory.
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' });
+  // It listens a moment after it starts: a client before that is refused.
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  await until(listening, 'sshd listening').catch((error: Error) => {
+    sshd.kill('SIGKILL');
+    throw error;
+  });
   return { port, key, stop: () => sshd.kill('SIGKILL') };
 }
 
 test('works through ssh -t: paneflow attach on the far side of an SSH connection', async () => {
-  const sshd = startSshd(home.dir);
+  const sshd = await startSshd(home.dir);
   if (typeof sshd === 'string') {
     console.warn(`skipped: ${sshd}`);
     return;
@@ -314,4 +336,183 @@ test('scrollback mode finds a line far up; a click focuses a pane; the wheel scr
   await until(async () => (await focusOf('reading')) === ids.right || null, 'the click focused the right pane');
   window.type('\x1b[<64;40;10M');
   await screen(window, (l) => /─ \d+ left \[-3\]/.test(text(l)), 'the wheel scrolled the left pane');
+});
+
+/** `paneflow attach` in a window whose output bytes are also kept: what the outer terminal was told. */
+function attachRecorded(workspace: string, env: NodeJS.ProcessEnv = home.env) {
+  const window = tmux.window([process.execPath, CLI, 'attach', workspace], { env, dir: home.dir, cols: 120, rows: 32 });
+  const file = join(home.dir, `written-${workspace}`);
+  writeFileSync(file, '');
+  window.pipe(file);
+  return { window, written: () => readFileSync(file, 'latin1') };
+}
+
+/** The last cursor shape (DECSCUSR parameter) in bytes written to a terminal. */
+// eslint-disable-next-line no-control-regex -- DECSCUSR starts with ESC
+const lastCursorStyle = (bytes: string) => [...bytes.matchAll(/\x1b\[(\d*) q/g)].at(-1)?.[1] ?? null;
+
+test("the focused pane's cursor shape and blinking reach the outer terminal (DECSCUSR), and follow the focus", async () => {
+  const ids = await workspace('cursor', [
+    { name: 'shaped', command: SHELL, focus: true },
+    { name: 'plain', command: SHELL },
+  ]);
+  const { window, written } = attachRecorded('cursor');
+  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  window.type("printf '\\e[6 q'");
+  window.keys('Enter');
+  await until(() => lastCursorStyle(written()) === '6' || null, 'a steady bar');
+  window.type("printf '\\e[3 q'");
+  window.keys('Enter');
+  await until(() => lastCursorStyle(written()) === '3' || null, 'a blinking underline');
+  // The other pane never set a shape: a steady block while it has the focus.
+  window.keys('C-b', 'Right');
+  await until(async () => (await focusOf('cursor')) === ids.plain || null, 'focus on the plain pane');
+  await until(() => lastCursorStyle(written()) === '2' || null, 'a steady block');
+  window.keys('C-b', 'Left');
+  await until(() => lastCursorStyle(written()) === '3' || null, "the shaped pane's cursor again");
+});
+
+test('an agent out of view that starts waiting rings the bell and, where the terminal shows them, sends OSC 9', async () => {
+  const away = await workspace('away', [{ name: 'waiter', command: 'claude --work-ms 100' }]);
+  await workspace('quiet', [{ name: 'here', command: SHELL, focus: true }]);
+  // The outer terminal's environment says it shows OSC 9 notifications.
+  const { window, written } = attachRecorded('quiet', { ...home.env, TERM_PROGRAM: 'WezTerm' });
+  await screen(window, (l) => /^\s+waiter\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent row');
+  expect(window.format('#{window_bell_flag}')).toBe('0');
+  expect(home.run(['send', 'waiter', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
+  await until(() => written().includes('\x07\x1b]9;waiter needs you: approve Bash: ship it permission\x07') || null, 'the bell and the notification');
+  await until(() => window.format('#{window_bell_flag}') === '1' || null, "tmux's bell flag");
+  // A waiting agent left behind would take a place at the top of every later test's sidebar.
+  await home.rpc('surface.close', { surface_id: away.waiter });
+});
+
+test('attach.notifications false: no bell and no notification', async () => {
+  home.writeConfig({ attach: { notifications: false } });
+  try {
+    await until(async () => (await home.rpc('serve.status', {})).presentation.attach.notifications === false || null, 'serve read the config');
+    const away = await workspace('away-muted', [{ name: 'muted', command: 'claude --work-ms 100' }]);
+    await workspace('quiet-muted', [{ name: 'muted-here', command: SHELL, focus: true }]);
+    const { window, written } = attachRecorded('quiet-muted', { ...home.env, TERM_PROGRAM: 'WezTerm' });
+    await screen(window, (l) => /^\s+muted\s*│/m.test(text(l)), 'the agent row');
+    expect(home.run(['send', 'muted', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await screen(window, (l) => /● muted\s+Need you/.test(text(l)), 'Need you');
+    // Serve sends the notification right after the status, on the same stream: once a later event
+    // is drawn, the notification would have been written before it.
+    await home.rpc('workspace.create', { name: 'after-the-notice', cwd: home.dir });
+    await until(() => written().includes('after-the-notice') || null, 'a later event drawn');
+    expect(written()).not.toContain('\x07');
+    expect(written()).not.toContain('\x1b]9;');
+    expect(window.format('#{window_bell_flag}')).toBe('0');
+    await home.rpc('surface.close', { surface_id: away.muted });
+  } finally {
+    home.writeConfig({});
+  }
+});
+
+test('prefix ? shows the keys until a key is pressed, c opens a new workspace, a digit selects a workspace by number', async () => {
+  await workspace('keys', [{ name: 'keys-sh', command: SHELL, focus: true }]);
+  const window = attach('keys');
+  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  window.keys('C-b', '?');
+  await screen(window, (l) => text(l).includes('prefix, then:'), 'the help');
+  window.type('q');
+  await screen(window, (l) => !text(l).includes('prefix, then:'), 'the help closed');
+  // The key that closed the help went nowhere else.
+  window.type('echo after-$((2*4))');
+  window.keys('Enter');
+  await screen(window, (l) => text(l).includes('after-8') && !text(l).includes('qecho'), 'the shell took only what came after');
+
+  const before = (await home.rpc('workspace.list', {})).workspaces.length;
+  window.keys('C-b', 'c');
+  const created = await until(async () => {
+    const { workspaces } = await home.rpc('workspace.list', {});
+    return workspaces.length === before + 1 ? workspaces.find((w) => w.active && w.name !== 'keys') : null;
+  }, 'a new active workspace');
+  await screen(window, (l) => text(l).includes(`▸ ${created.index} ${created.name}`), 'the new workspace in the sidebar');
+
+  window.keys('C-b', '0');
+  await until(async () => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.index === 0)?.active || null, 'workspace 0 selected');
+  await screen(window, (l) => /▸ 0 /.test(text(l)), 'workspace 0 marked');
+});
+
+test('closing a pane whose agent waits for you asks first', async () => {
+  const ids = await workspace('waiting-close', [
+    { name: 'asker', command: 'claude --work-ms 100', focus: true },
+    { name: 'bystander', command: SHELL },
+  ]);
+  const window = attach('waiting-close');
+  await screen(window, (l) => titles(l).length === 2, 'both panes');
+  expect(home.run(['send', 'asker', 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
+  await until(async () => ((await home.rpc('surface.status', { surface_id: ids.asker })).state === 'waiting_for_input' ? true : null), 'waiting');
+  window.keys('C-b', 'x');
+  await screen(window, (l) => /Close asker\? Its agent is waiting for you\./.test(text(l)), 'the question');
+  window.type('y');
+  await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.bystander]), 'closed');
+});
+
+test('a program that asked for mouse reports gets the click, in its own coordinates and encoding', async () => {
+  const script = join(home.dir, 'mouse.mjs');
+  writeFileSync(
+    script,
+    [
+      'process.stdin.setRawMode(true);',
+      "process.stdout.write('\\x1b[?1000h\\x1b[?1006hmouse on\\r\\n');",
+      "process.stdin.on('data', (d) => process.stdout.write('got ' + d.toString().replace(/\\x1b/g, 'ESC') + '\\r\\n'));",
+    ].join('\n'),
+  );
+  await workspace('mouse', [{ name: 'clicks', command: SHELL, focus: true }]);
+  const window = attach('mouse');
+  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  // Started once attached, so the mirror parses its mode requests itself: the host's checkpoint
+  // does not carry the mouse encoding (?1006) yet.
+  window.type(`'${process.execPath}' '${script}'`);
+  window.keys('Enter');
+  await screen(window, (l) => text(l).includes('mouse on'), 'the program');
+  // The pane's terminal starts at column 28 and row 2 (1-based), right of the sidebar and under
+  // the title row: a press and release at (32, 5) is (5, 4) to the program.
+  window.type('\x1b[<0;32;5M\x1b[<0;32;5m');
+  await screen(window, (l) => text(l).includes('ESC[<0;5;4M') && text(l).includes('ESC[<0;5;4m'), 'the click, as the program asked for it');
+});
+
+test('paneflow ps --watch redraws the table on an event', async () => {
+  const window = tmux.window([process.execPath, CLI, 'ps', '--watch'], { env: home.env, dir: home.dir, cols: 160, rows: 60 });
+  await screen(window, (l) => text(l).includes('live: refreshed on every event'), 'the table');
+  const ids = await workspace('watched', [{ name: 'watched-agent', command: 'claude --work-ms 100' }]);
+  const row = (l: string[]) => l.filter((line) => line.startsWith(`${ids['watched-agent']} `));
+  await screen(window, (l) => row(l).length === 1 && / idle /.test(row(l)[0]), 'the new agent, idle');
+  expect(home.run(['send', 'watched-agent', 'wait for me permission', '--submit', '--scope', 'all']).code).toBe(0);
+  // Drawn again in place: still one row for the agent, now waiting.
+  await screen(window, (l) => row(l).length === 1 && row(l)[0].includes('waiting_for_input'), 'the agent, waiting');
+  process.kill(window.pid, 'SIGINT');
+  await until(() => window.dead || null, 'ps --watch ended');
+  await home.rpc('surface.close', { surface_id: ids['watched-agent'] });
+});
+
+test('an agent pane whose agent exited says so and resumes its conversation with Enter; the pane then works', async () => {
+  const ids = await workspace('resume', [{ name: 'comeback', command: 'claude --work-ms 100', focus: true }]);
+  const { window, written } = attachRecorded('resume');
+  const started = await screen(window, (l) => /conversation [0-9a-f-]{36}/.test(text(l)) && text(l).includes('> '), 'the agent');
+  const id = /conversation ([0-9a-f-]{36})/.exec(text(started))![1];
+  window.type('remember the plan');
+  window.keys('Enter');
+  await screen(window, (l) => text(l).includes('done: remember the plan'), 'a turn');
+  // The host reads the conversation's id from the agent's session files as it scans: resumed by id.
+  await until(async () => (await home.rpc('surface.status', { surface_id: ids.comeback })).provider_session_id === id || null, 'the id known');
+  window.type('exit');
+  window.keys('Enter');
+  const ended = await screen(window, (l) => text(l).includes(' exited — Enter resumes '), 'the banner');
+  expect(text(ended)).toMatch(/↺ comeback\s+Exited/);
+
+  window.keys('Enter');
+  // The outcome is a passing note (3 s), written once serve has confirmed the resume.
+  await screen(window, (l) => l.at(-1)!.includes(`comeback: resumed conversation ${id}`), 'the outcome in the status line');
+  const back = await screen(window, (l) => text(l).includes('❯ remember the plan') && text(l).includes(`conversation ${id}`), 'the conversation again');
+  expect(text(back)).not.toContain('Enter resumes');
+  expect((await home.rpc('surface.status', { surface_id: ids.comeback })).lifecycle).toBe('live');
+  window.type('after the resume');
+  window.keys('Enter');
+  await screen(window, (l) => text(l).includes('done: after the resume'), 'the resumed agent answers');
+  // The mirror followed the new generation at once, never drawing the pane as lost on the way.
+  await until(() => written().includes('done: after the resume') || null, 'the answer written');
+  expect(written()).not.toContain('reattaching');
 });

@@ -69,16 +69,30 @@ export class TmuxWindow {
     return this.tmux.run('capture-pane', '-p', '-N', ...(escapes ? ['-e'] : []), '-t', this.target).replace(/\n$/, '').split('\n');
   }
 
+  /**
+   * Copies every byte the window's program writes to its terminal, from now on, to `file`: what
+   * the terminal was told, where capture-pane shows only what it made of it (the cursor's shape,
+   * a bell, a desktop notification).
+   */
+  pipe(file: string): void {
+    this.tmux.run('pipe-pane', '-O', '-t', this.target, `cat >> '${file.replaceAll("'", `'\\''`)}'`);
+  }
+
+  /** A format of the window's (`#{window_bell_flag}`). */
+  format(format: string): string {
+    return this.tmux.run('display-message', '-p', '-t', this.target, format).trim();
+  }
+
   resize(cols: number, rows: number): void {
     this.tmux.run('resize-window', '-t', this.target, '-x', String(cols), '-y', String(rows));
   }
 
   /** The pid of the program the window runs, and whether it still runs. */
   get pid(): number {
-    return Number(this.tmux.run('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
+    return Number(this.format('#{pane_pid}'));
   }
 
   get dead(): boolean {
-    return this.tmux.run('display-message', '-p', '-t', this.target, '#{pane_dead}').trim() === '1';
+    return this.format('#{pane_dead}') === '1';
   }
 }

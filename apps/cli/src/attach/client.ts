@@ -3,7 +3,7 @@ import type { EventFrame } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, encodeMouse, Grid, InputParser, neighbour, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { Picture, rowMark, SPINNER_TICK_MS, type PaneStatus } from '@paneflow/view';
+import { endedNotice, Picture, rowMark, SPINNER_TICK_MS, type EndedNotice, type PaneStatus } from '@paneflow/view';
 import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
 import { PaneMirror } from './mirror';
 import type { OuterTerminal } from './tty';
@@ -63,6 +63,8 @@ export class AttachClient {
   private active = true;
   private outerFocused = true;
   private subscription: number | null = null;
+  /** Panes whose restart this face asked for and serve has not answered yet. */
+  private readonly restarting = new Set<number>();
   private ended: (code: number) => void = () => undefined;
 
   constructor(
@@ -144,7 +146,11 @@ export class AttachClient {
 
   private onEvent(frame: EventFrame): void {
     if (frame.type === 'notification') return this.notification(frame);
+    const before = frame.type === 'status_changed' ? this.picture.statuses.get(frame.surface_id) : undefined;
     const change = this.picture.apply(frame);
+    // A pane running again is a new generation of its session: the old output stream has ended.
+    // Mirror it again from its checkpoint now (the connection's own retry would wait and say "lost").
+    if (frame.type === 'status_changed' && before && !running(before) && running(frame.surface_status)) this.dropMirror(frame.surface_id);
     if (change === 'resync') void this.load();
     // A new pane's status is not in its frame: read once.
     if (frame.type === 'surface_created') {
@@ -272,9 +278,9 @@ export class AttachClient {
     }
   }
 
-  /** One mirror per pane of the workspace on screen; the others are let go. */
+  /** One mirror per pane of the workspace on screen, except lost ones (the host has no session for them); the others are let go. */
   private syncMirrors(): void {
-    const wanted = new Set(this.picture.active?.surfaces ?? []);
+    const wanted = new Set((this.picture.active?.surfaces ?? []).filter((id) => this.picture.statuses.get(id)?.lifecycle !== 'lost'));
     for (const [id, mirror] of this.mirrors) {
       if (wanted.has(id) && this.picture.surfaces.get(id)?.session === mirror.session) continue;
       mirror.dispose();
@@ -286,6 +292,12 @@ export class AttachClient {
         this.mirrors.set(id, new PaneMirror(this.client, surface.session, { changed: () => this.invalidate(id), resized: (size) => this.mirrorResized(id, size), state: () => this.invalidate() }));
       }
     }
+  }
+
+  private dropMirror(surfaceId: number): void {
+    this.mirrors.get(surfaceId)?.dispose();
+    this.mirrors.delete(surfaceId);
+    this.invalidate();
   }
 
   /** A pane's PTY took a size this face did not ask for: another face is the one in use now. */
@@ -369,6 +381,11 @@ export class AttachClient {
   }
 
   private typeKey(event: KeyEvent): void {
+    const focused = this.picture.active?.focus;
+    const status = focused ? this.picture.statuses.get(focused) : undefined;
+    const ended = status ? endedNotice(status) : null;
+    // No program reads an ended pane's keys: Enter brings it back, as its banner says.
+    if (focused && ended) return event.name === 'enter' ? void this.restart(focused, ended) : undefined;
     const mirror = this.focusedMirror();
     if (mirror) this.type(mirror, encodeKey(event, mirror.modes));
   }
@@ -485,6 +502,22 @@ export class AttachClient {
     await this.request('surface.close', { surface_id: surfaceId }).catch((error: Error) => this.say(error.message));
   }
 
+  /** Starts an ended agent pane again: its conversation resumed, or (after a failed resume) its launch anew. */
+  private async restart(surfaceId: number, notice: EndedNotice): Promise<void> {
+    if (this.restarting.has(surfaceId)) return;
+    this.restarting.add(surfaceId);
+    const name = this.picture.surfaces.get(surfaceId)?.name ?? `pane ${surfaceId}`;
+    this.say(`${name}: ${notice.action === 'fresh' ? 'starting anew' : 'resuming'}…`);
+    try {
+      const result = await this.request('surface.restart', { surface_id: surfaceId, ...(notice.action === 'fresh' ? { fresh: true } : {}) });
+      this.say(`${name}: ${restartNote(result.restart)}`);
+    } catch (error) {
+      this.say(`${name}: ${(error as Error).message}`);
+    } finally {
+      this.restarting.delete(surfaceId);
+    }
+  }
+
   private scrollKey(event: KeyEvent): void {
     const mirror = this.focusedMirror();
     const mode = this.mode;
@@ -588,6 +621,16 @@ export class AttachClient {
     if (!workspace) throw new Error(`no workspace '${name}'`);
     await this.request('workspace.select', { index: workspace.index });
   }
+}
+
+const running = (status: PaneStatus) => status.lifecycle === 'live' || status.lifecycle === 'starting';
+
+/** What a restart did, in a few words for the status line. */
+function restartNote(restart: ResultOf<PublicMethods, 'surface.restart'>['restart']): string {
+  if (restart.outcome === 'failed') return `resume failed: ${restart.reason ?? 'unknown'}`;
+  if (restart.mode === 'launch') return 'started again from its launch command';
+  const what = restart.mode === 'session' ? `conversation ${restart.provider_session_id}` : 'its latest conversation';
+  return restart.outcome === 'resumed' ? `resumed ${what}` : `resuming ${what}, not confirmed yet`;
 }
 
 const sizeKey = (size: { cols: number; rows: number }) => `${size.cols}x${size.rows}`;

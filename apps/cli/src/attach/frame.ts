@@ -1,5 +1,5 @@
 import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
-import { agentRows, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type PaneStatus, type Picture } from '@paneflow/view';
+import { agentRows, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
 
 /** The sidebar's width when the terminal is wide enough to have one. */
@@ -18,6 +18,7 @@ const STYLES = {
   done: style(2),
   status: style(0, 0, 2),
   statusActive: style(15, Attr.bold, 4),
+  statusPane: style(0, Attr.bold, 2),
   prefix: style(0, Attr.bold, 3),
   overlay: style(15, 0, 8),
   match: style(null, Attr.inverse),
@@ -134,28 +135,43 @@ const HIDDEN_CURSOR: Cursor = { x: 0, y: 0, visible: false, shape: 'block' };
 export function drawPane(scene: Scene, grid: Grid, pane: PaneLayout): Cursor | null {
   const focused = pane.surfaceId === scene.picture.active?.focus;
   const mirror = scene.mirrors.get(pane.surfaceId);
-  if (!mirror || mirror.state === 'attaching') {
+  const status = scene.picture.statuses.get(pane.surfaceId);
+  const ended = status ? endedNotice(status) : null;
+  const shown = mirror && mirror.state !== 'attaching' ? mirror : null;
+  if (shown) {
+    copyPane(grid, shown.buffer, pane.content, { top: shown.top });
+    if (focused && scene.mode.kind === 'scroll' && scene.mode.match !== null) highlightLine(grid, pane.content, scene.mode.match - shown.top);
+  } else {
     grid.fill(pane.content, DEFAULT_STYLE);
-    writeText(grid, pane.content.x, pane.content.y, 'attaching…', STYLES.dim, { maxWidth: pane.content.width });
-    return null;
+    // A lost session has nothing to attach to: its banner says what there is to do.
+    if (!ended) writeText(grid, pane.content.x, pane.content.y, 'attaching…', STYLES.dim, { maxWidth: pane.content.width });
   }
-  copyPane(grid, mirror.buffer, pane.content, { top: mirror.top });
-  if (focused && scene.mode.kind === 'scroll' && scene.mode.match !== null) highlightLine(grid, pane.content, scene.mode.match - mirror.top);
-  if (mirror.state !== 'attached') writeText(grid, pane.content.x, pane.content.y, mirror.state === 'lost' ? ' lost — reattaching ' : ' host replaced ', STYLES.error, { maxWidth: pane.content.width });
-  if (!focused || mirror.scrolledBack > 0) return null;
-  const at = paneCursor(mirror.buffer, pane.content, { top: mirror.top });
-  const shown = cursorOf(mirror.term);
-  return at ? { x: at.x, y: at.y, visible: !shown.hidden, shape: shown.shape } : HIDDEN_CURSOR;
+  const banner = ended ? endedBanner(ended) : shown && shown.state !== 'attached' ? (shown.state === 'lost' ? ' lost — reattaching ' : ' host replaced ') : null;
+  if (banner) writeText(grid, pane.content.x, pane.content.y, banner, STYLES.error, { maxWidth: pane.content.width, ellipsis: '…' });
+  if (!focused) return null;
+  // No program runs in an ended pane: no cursor to show.
+  if (ended) return HIDDEN_CURSOR;
+  if (!shown || shown.scrolledBack > 0) return null;
+  const at = paneCursor(shown.buffer, pane.content, { top: shown.top });
+  const cursor = cursorOf(shown.term);
+  return at ? { x: at.x, y: at.y, visible: !cursor.hidden, shape: cursor.shape, blinking: cursor.blinking } : HIDDEN_CURSOR;
+}
+
+/** The top line of an agent pane that is not running: why, and what Enter does there. */
+const endedBanner = (notice: EndedNotice) => ` ${notice.text} — Enter ${notice.action === 'resume' ? 'resumes' : 'starts anew'} `;
+
+/** A pane as the title row and the status line name it. */
+function paneName(scene: Scene, surfaceId: number): string {
+  const surface = scene.picture.surfaces.get(surfaceId);
+  return `${surfaceId} ${surface?.name ?? (surface?.title || `pane ${surfaceId}`)}`;
 }
 
 function titleOf(scene: Scene, surfaceId: number, mirror: PaneMirror | undefined): string {
-  const surface = scene.picture.surfaces.get(surfaceId);
   const status = scene.picture.statuses.get(surfaceId);
-  const name = surface?.name ?? (surface?.title || `pane ${surfaceId}`);
   // An agent's state is in the sidebar; the title shows what any other program declared (§3.9).
   const declared = status && status.tool === null ? headerStatus(status.declared) : null;
   const scrolled = mirror && mirror.scrolledBack > 0 ? ` [-${mirror.scrolledBack}]` : '';
-  return `${surfaceId} ${name}${declared ? ` · ${declared}` : ''}${scrolled}`;
+  return `${paneName(scene, surfaceId)}${declared ? ` · ${declared}` : ''}${scrolled}`;
 }
 
 function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): boolean {
@@ -195,41 +211,48 @@ const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
 
 /** One agent's row (§3.9); true when it is a spinner. */
 function drawAgentRow(scene: Scene, grid: Grid, row: AgentRow, width: number, y: number): boolean {
-  const badge = BADGES[row.mark];
+  // An agent that is not running, whatever its last record said: lost, exited, or a failed resume.
+  const ended = row.mark === 'ended' ? endedNotice(scene.picture.statuses.get(row.surface_id)!) : null;
+  const badge: [string, Style, string] | undefined = ended ? ['↺', ended.badge === 'Exited' ? STYLES.dim : STYLES.error, ended.badge] : BADGES[row.mark];
+  const working = row.mark === 'working';
   let glyph = ' ';
   let glyphStyle: Style = DEFAULT_STYLE;
-  if (row.mark === 'working') glyph = scene.reduceMotion ? STATIC_MARK : spinnerFrame(scene.tick);
+  if (working) glyph = scene.reduceMotion ? STATIC_MARK : spinnerFrame(scene.tick);
   else if (badge) [glyph, glyphStyle] = badge;
-  grid.setCell(1, y, glyph, row.mark === 'working' ? STYLES.focus : glyphStyle);
+  grid.setCell(1, y, glyph, working ? STYLES.focus : glyphStyle);
   const label = badge ? badge[2] : '';
   const labelWidth = label ? label.length + 1 : 0;
   writeText(grid, 3, y, row.label, row.mark === 'no_status' ? STYLES.dim : DEFAULT_STYLE, { maxWidth: width - 3 - labelWidth, ellipsis: '…' });
   if (badge) writeText(grid, width - label.length, y, label, badge[1]);
-  return row.mark === 'working' && !scene.reduceMotion;
+  return working && !scene.reduceMotion;
 }
 
 function drawStatusLine(scene: Scene, grid: Grid): void {
   const { cols, rows, picture, mode } = scene;
   const y = rows - 1;
   grid.fill({ x: 0, y, width: cols, height: 1 }, STYLES.status);
-  let x = 0;
-  for (const workspace of picture.workspaces) {
-    x += writeText(grid, x, y, ` ${workspace.index}:${workspace.name} `, workspace.active ? STYLES.statusActive : STYLES.status, { maxWidth: Math.max(0, cols - x) });
-  }
   const focused = picture.active?.focus;
   const status = focused ? picture.statuses.get(focused) : undefined;
   const mark = status ? rowMark(status) : 'none';
   const right =
-    scene.note ??
-    (mode.kind === 'prefix'
-      ? ' PREFIX: ? for help '
-      : mode.kind === 'scroll'
-        ? mode.typing
-          ? ` /${mode.search ?? ''}`
-          : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `
-        : mode.kind === 'confirm'
-          ? ' y/n '
-          : ` ${scene.prefixName} ? help  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `);
+    scene.note !== null
+      ? ` ${scene.note} `
+      : mode.kind === 'prefix'
+        ? ' PREFIX: ? for help '
+        : mode.kind === 'scroll'
+          ? mode.typing
+            ? ` /${mode.search ?? ''}`
+            : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `
+          : mode.kind === 'confirm'
+            ? ' y/n '
+            : ` ${scene.prefixName} ? help  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `;
+  // A note (an error, a restart's outcome) is read once: the tabs give way to it; key hints give way to the tabs.
+  const left = cols - (scene.note !== null ? Math.min(cols, [...right].length) : 0);
+  let x = 0;
+  for (const workspace of picture.workspaces) {
+    x += writeText(grid, x, y, ` ${workspace.index}:${workspace.name} `, workspace.active ? STYLES.statusActive : STYLES.status, { maxWidth: Math.max(0, left - x) });
+  }
+  if (focused) x += writeText(grid, x, y, ` ▸ ${paneName(scene, focused)} `, STYLES.statusPane, { maxWidth: Math.max(0, left - x), ellipsis: '…' });
   const rightStyle = mode.kind === 'prefix' || mode.kind === 'confirm' ? STYLES.prefix : STYLES.status;
   const width = Math.min(cols - x, [...right].length);
   if (width > 0) writeText(grid, cols - width, y, right, rightStyle, { maxWidth: width, ellipsis: '…' });

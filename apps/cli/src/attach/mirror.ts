@@ -112,9 +112,15 @@ export class PaneMirror {
   }
 }
 
-/** What xterm keeps of the cursor but does not publish: DECTCEM (hidden) and DECSCUSR (shape). */
-export function cursorOf(term: Terminal): { hidden: boolean; shape: 'block' | 'underline' | 'bar' } {
-  const core = (term as unknown as { _core?: { coreService?: { isCursorHidden?: boolean } } })._core;
-  const style = term.options.cursorStyle;
-  return { hidden: core?.coreService?.isCursorHidden === true, shape: style === 'underline' || style === 'bar' ? style : 'block' };
+/**
+ * The cursor as the program set it: DECTCEM (hidden) and DECSCUSR (shape, blinking). @xterm/headless
+ * 6.0.0 publishes neither: it keeps both in its core service (`term.options.cursorStyle` is the
+ * embedder's default and never follows DECSCUSR), so this one function reads its private state.
+ */
+export function cursorOf(term: Terminal): { hidden: boolean; shape: 'block' | 'underline' | 'bar'; blinking: boolean } {
+  type CoreService = { isCursorHidden?: boolean; decPrivateModes?: { cursorStyle?: string; cursorBlink?: boolean } };
+  const core = (term as unknown as { _core?: { coreService?: CoreService } })._core?.coreService;
+  const style = core?.decPrivateModes?.cursorStyle;
+  // Unset (never set, or ESC [ 0 q) is the terminal's default: a steady block, as tmux resets it.
+  return { hidden: core?.isCursorHidden === true, shape: style === 'underline' || style === 'bar' ? style : 'block', blinking: core?.decPrivateModes?.cursorBlink === true };
 }
