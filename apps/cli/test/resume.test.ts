@@ -30,6 +30,13 @@ function upTeam(panes: Array<{ name: string; command: string }>): string {
   return repo;
 }
 
+/** Every agent of the workspace has declared itself idle: a submit now starts a turn. */
+async function ready() {
+  for (const { surface_id } of (await home.rpc('surface.list', { scope: 'all' })).surfaces) {
+    expect(await home.rpc('surface.wait_ready', { surface_id, timeout_ms: 30_000 })).toEqual({ ready: true, by: 'declared_idle' });
+  }
+}
+
 async function rows(): Promise<SessionRow[]> {
   return (await home.rpc('session.list', {})).sessions;
 }
@@ -74,6 +81,7 @@ test('kill -9 the host while two agents are mid-turn; start; restore: both resum
     { name: 'asker', command: 'claude' },
     { name: 'worker', command: 'claude --work-ms 600000' },
   ]);
+  await ready();
   expect(home.run(['send', 'asker', 'ask permission to deploy', '--submit', '--scope', 'all']).code).toBe(0);
   expect(home.run(['send', 'worker', 'write the tests', '--submit', '--scope', 'all']).code).toBe(0);
   await until(async () => (await row('asker')).status === 'attention' && (await row('worker')).status === 'busy', 'one agent waits, one works');
@@ -115,6 +123,7 @@ test('kill -9 the host while two agents are mid-turn; start; restore: both resum
 
 test('a resume that prints a failure marker is reported as failed and nothing starts in its place; --fresh starts the launch', async () => {
   upTeam([{ name: 'lead', command: 'claude' }]);
+  await ready();
   expect(home.run(['send', 'lead', 'fix the login', '--submit', '--scope', 'all']).code).toBe(0);
   const id = await conversationOf('lead');
   const transcript = await until(async () => (await row('lead')).transcript_path, 'a transcript');
@@ -146,6 +155,7 @@ test('a resume that prints a failure marker is reported as failed and nothing st
 
 test('an agent that ended after /clear resumes the conversation it was in, not the one it started with', async () => {
   upTeam([{ name: 'lead', command: 'claude' }]);
+  await ready();
   expect(home.run(['send', 'lead', 'first task', '--submit', '--scope', 'all']).code).toBe(0);
   const first = await conversationOf('lead');
   await screen(home, 'lead', /done: first task/);
@@ -172,6 +182,7 @@ test('after a simulated reboot (every process killed, the runtime dir emptied) s
     { name: 'api', command: 'claude' },
     { name: 'web', command: 'claude' },
   ]);
+  await ready();
   for (const name of ['api', 'web']) expect(home.run(['send', name, `build the ${name}`, '--submit', '--scope', 'all']).code).toBe(0);
   const ids = { api: await conversationOf('api'), web: await conversationOf('web') };
   const before = (await home.rpc('workspace.list', {})).workspaces;
@@ -201,6 +212,7 @@ test('restore_on_start resumes what a host crash lost, at most two agents starti
     { name: 'two', command: 'claude' },
     { name: 'three', command: 'claude' },
   ]);
+  await ready();
   const names = ['one', 'two', 'three'];
   for (const name of names) expect(home.run(['send', name, `task ${name}`, '--submit', '--scope', 'all']).code).toBe(0);
   for (const name of names) await conversationOf(name);

@@ -63,11 +63,14 @@ export class ForegroundReader {
     const group = leaderStat.tpgid > 0 ? leaderStat.tpgid : leaderStat.pgrp;
     // While the group leader is the same process running the same program with the same
     // children (and the title is the same, for fx), so is the answer. An exec keeps the pid and
-    // the start time but not the name; a command run by a shell that stays is a new child.
+    // the start time, and may keep the name (node-pty's child is a copy of the host, `node`,
+    // until it execs the agent, `node` again): the command line tells them apart. A command run
+    // by a shell that stays is a new child.
     const key = [
       group,
       readProcStat(group)?.startTime ?? 0,
       readProcFile(`/proc/${group}/comm`),
+      readProcFile(`/proc/${group}/cmdline`),
       readProcFile(`/proc/${group}/task/${group}/children`),
       title,
     ].join('\0');
@@ -85,10 +88,16 @@ export class ForegroundReader {
       for (const child of children(next.pid)) queue.push({ pid: child, depth: next.depth + 1 });
     }
     let best: { match: Match; candidate: Candidate; argv: string[]; name: string } | null = null;
+    // A process in the middle of an exec has its new name but no command line yet: an answer
+    // read then is not kept, or the agent it becomes would stay unseen until the group changes.
+    let unread = false;
     for (const candidate of candidates) {
       // Start time, argv, start time again: a pid recycled in between never matches.
       const argv = readArgv(candidate.pid);
-      if (!argv || argv.length === 0) continue;
+      if (!argv || argv.length === 0) {
+        unread = true;
+        continue;
+      }
       let name = argv[0];
       let match = matchProcess({ argv, title }, this.catalog);
       if (!match) {
@@ -115,7 +124,7 @@ export class ForegroundReader {
           ...(best.match.strength === 'direct' ? { argv: boundedArgv(best.argv) } : {}),
         }
       : null;
-    this.cache = { key, observation };
+    this.cache = unread ? null : { key, observation };
     return observation;
   }
 }

@@ -1,5 +1,5 @@
 import * as pty from 'node-pty';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForegroundReader, readAgentSession, runtimeCatalog, stopTree } from '../src';
@@ -30,6 +30,21 @@ beforeEach(() => {
 });
 afterEach(() => stopTree(shell.pid, 5000, 0));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The pane's foreground process group, as the terminal says (field 8 of the shell's stat). */
+const foregroundGroup = () => {
+  const stat = readFileSync(`/proc/${shell.pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+};
+
+/** A process's command line, or '' while there is none to read. */
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
 
 /** Scans until `test` holds (the program needs a moment to exec); the last observation. */
 async function scanUntil(test: (o: ReturnType<ForegroundReader['scan']>) => boolean) {
@@ -89,6 +104,19 @@ test('a shell that execs the agent, or runs it as a child and stays, is read aga
   await scanUntil((o) => o === null);
   shell.write(`sh -c 'sleep 0.3; claude; echo after'\r`);
   await scanUntil((o) => o?.id === 'claude-code');
+});
+
+test('a program that execs the agent under the same name is read again (node-pty starts every pane as a copy of node)', async () => {
+  // A shell named `node` that waits for a line, then execs the fixture agent: the pid, its start
+  // time, its name and its children stay the same; only the command line changes.
+  mkdirSync(join(dir, 'fake'), { recursive: true });
+  symlinkSync('/bin/bash', join(dir, 'fake/node'));
+  shell.write(`AGENT=${join(dir, 'bin/claude')} ${join(dir, 'fake/node')} -c 'read go; exec "$AGENT"'\r`);
+  const before = await scanUntil((o) => o === null && cmdline(foregroundGroup()).includes('read go'));
+  expect(before).toBeNull();
+  shell.write('\r');
+  const after = await scanUntil((o) => o !== null);
+  expect(after).toMatchObject({ id: 'claude-code', pid: foregroundGroup() });
 });
 
 describe("the agent's own session files (runtime.toml [sessions])", () => {

@@ -11,11 +11,13 @@ function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
 
 /** `fleet.list`, `session.*`, restarting panes, `events.subscribe` and the hooks' `ai.*`. */
 export const sessionMethods: MethodFamily = ({ ctx, reduction, hooks, restorer }) => ({
+  // Agent panes, running or not: a lost or exited agent is still one to bring back.
   'fleet.list': () => ({
     agents: ctx.model
       .orderedPanes()
-      .filter((p) => ctx.views.get(p.session)?.agent)
-      .map((p) => reduction.statusOf(ctx.views.get(p.session)!, p)),
+      .filter((p) => ctx.views.has(p.session))
+      .map((p) => reduction.statusOf(ctx.views.get(p.session)!, p))
+      .filter((status) => status.tool !== null),
   }),
   'session.list': () => ({
     sessions: ctx.model
