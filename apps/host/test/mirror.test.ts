@@ -90,7 +90,8 @@ describe('mirrors: session.attach and session.output', () => {
   });
 
   test('output older than the 8 MiB tail is evicted: -32021, for a read and for a stream from there', async () => {
-    const { session } = await client.create({ argv: ['sh', '-c', 'head -c 9437184 /dev/zero | tr "\\0" x; echo; echo end-of-flood; sleep 30'], cols: 200, rows: 5 });
+    // Lines, not one 9 MiB line: every poll of the screen reads whole logical lines.
+    const { session } = await client.create({ argv: ['sh', '-c', 'yes 0123456789abcdef0123456789abcdef | head -c 9437184; echo end-of-flood; sleep 30'], cols: 200, rows: 5 });
     await client.screenMatching(session, /end-of-flood/, 60_000);
     await expect(client.request('session.output', { session, offset: 0 })).rejects.toMatchObject({ code: -32021 });
     const { end_offset } = await client.request('session.output', { session, offset: 9 * 1024 * 1024 });
