@@ -209,6 +209,8 @@ export class Session {
       this.context.log(`session ${this.id}: scan failed: ${(error as Error).message}`);
       return;
     }
+    // A process met mid-exec is read again soon, even if the pane stays quiet.
+    if (!this.reader.settled) this.requestScan();
     const foreground = describeForeground(this.pid);
     // Read on every scan: the agent's conversation changes (/clear) while it stays the same process.
     if (observation) this.resume.observed(observation, foreground.cwd);

@@ -54,6 +54,8 @@ const RANK = { direct: 0, wrapper: 1 } as const;
  */
 export class ForegroundReader {
   private cache: { key: string; observation: Observation | null } | null = null;
+  /** False after a scan that met a process mid-exec: its answer is provisional, scan again soon. */
+  settled = true;
 
   constructor(private readonly catalog: Catalog) {}
 
@@ -124,8 +126,15 @@ export class ForegroundReader {
           ...(best.match.strength === 'direct' ? { argv: boundedArgv(best.argv) } : {}),
         }
       : null;
-    this.cache = unread ? null : { key, observation };
-    return observation;
+    this.settled = !unread;
+    if (!unread) {
+      this.cache = { key, observation };
+      return observation;
+    }
+    // Mid-exec, the agent seen last may be the very process that is changing: it still counts.
+    const last = this.cache?.observation;
+    const stillThere = last && candidates.some((c) => c.pid === last.pid && c.startTime === last.pid_started_at);
+    return !observation && stillThere ? last : observation;
   }
 }
 
