@@ -19,6 +19,8 @@ export class Reduction {
   private readonly lastNotice = new Map<string, number>();
   /** Callbacks waiting for a session's next status changes (a submit's confirmation). */
   private readonly watchers = new Map<string, Set<(change: StatusChange) => void>>();
+  /** Status objects' `revision`: from the clock, so a restarted serve's are newer than its predecessor's. */
+  private revision = Date.now() * 1000;
 
   constructor(private readonly ctx: ServeContext) {}
 
@@ -54,9 +56,9 @@ export class Reduction {
     this.scheduleClock(view, now);
   }
 
-  /** The pane's status object now (REFERENCE.md §3.7). */
+  /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
-    return statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
+    return { ...statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now()), revision: this.revision };
   }
 
   /** The status object changed outside the reducer (the session's lifecycle, its restart): faces hear it. */
@@ -67,6 +69,7 @@ export class Reduction {
 
   /** One `status_changed` frame, carrying the whole status object. */
   private publishStatus(view: View, pane: PaneRecord) {
+    this.revision++;
     const status = this.statusOf(view, pane);
     const frame: Omit<StatusChange, 'at_ms'> = {
       type: 'status_changed',

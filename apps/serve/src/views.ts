@@ -161,7 +161,7 @@ export function statusObject(
   catalog: Catalog,
   config: Config,
   now: number,
-): StatusObject {
+): Omit<StatusObject, 'revision'> {
   // A pane whose process is gone is still its agent's pane: "lost — resume" needs to know whose.
   const running = view.lifecycle === 'live' || view.lifecycle === 'starting';
   const runtimeId = view.agent?.runtimeId ?? (running ? null : (view.resume?.runtime_id ?? view.lastRuntimeId));

@@ -62,6 +62,12 @@ export const StatusObject = Type.Object({
   /** Additions for the faces' "lost — resume": the session's lifecycle and the restart that began it. */
   lifecycle: Lifecycle,
   restart: nullable(RestartAttempt),
+  /**
+   * An addition: grows with every status serve publishes, and across serve restarts (it starts
+   * from the clock); an answer carries the count of its moment. Of two objects for one pane, the
+   * higher is the newer, whichever way each came (an answer can overtake events in flight).
+   */
+  revision: Type.Integer({ minimum: 0 }),
   waiting_ms: nullable(TimeMs),
   idle_ms: nullable(TimeMs),
   output_generation: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -16,13 +16,27 @@ export class Picture {
   readonly surfaces = new Map<number, SurfaceEntry>();
   readonly statuses = new Map<number, PaneStatus>();
 
-  /** Everything, as read from `workspace.list`, `surface.list` and one `surface.status` per pane. */
+  /**
+   * Everything, as read from `workspace.list`, `surface.list` and one `surface.status` per pane;
+   * a status an event brought meanwhile is kept where it is newer.
+   */
   load(workspaces: WorkspaceEntry[], surfaces: SurfaceEntry[], statuses: PaneStatus[]): void {
     this.workspaces = [...workspaces].sort((a, b) => a.index - b.index);
     this.surfaces.clear();
     for (const surface of surfaces) this.surfaces.set(surface.surface_id, surface);
-    this.statuses.clear();
-    for (const status of statuses) this.statuses.set(status.surface_id, status);
+    for (const id of this.statuses.keys()) if (!this.surfaces.has(id)) this.statuses.delete(id);
+    for (const status of statuses) this.read(status);
+  }
+
+  /**
+   * One pane's status, however it came (an event, an answer): kept unless the picture holds a
+   * newer one. An answer can overtake the events still on their way, so arrival order says nothing.
+   */
+  read(status: PaneStatus): boolean {
+    const held = this.statuses.get(status.surface_id);
+    if (held && held.revision > status.revision) return false;
+    this.statuses.set(status.surface_id, status);
+    return true;
   }
 
   get active(): WorkspaceEntry | undefined {
@@ -33,8 +47,7 @@ export class Picture {
   apply(frame: EventFrame): Change {
     switch (frame.type) {
       case 'status_changed':
-        this.statuses.set(frame.surface_id, frame.surface_status);
-        return 'status';
+        return this.read(frame.surface_status) ? 'status' : 'none';
       case 'declared_changed': {
         const status = this.statuses.get(frame.surface_id);
         if (!status) return 'none';

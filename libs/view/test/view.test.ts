@@ -1,5 +1,5 @@
 import type { EventFrame, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, endedNotice, headerStatus, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
+import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -23,6 +23,7 @@ const status = (over: Partial<StatusObject>): StatusObject => ({
   provider_session_id: null,
   lifecycle: 'live',
   restart: null,
+  revision: 0,
   waiting_ms: null,
   idle_ms: null,
   ...over,
@@ -105,6 +106,25 @@ describe('the picture kept from events', () => {
   });
 });
 
+describe('a status read while events flow', () => {
+  const changed = (surface_id: number, revision: number) => ({ type: 'status_changed', at_ms: 1, surface_id, surface_status: status({ surface_id, revision }) }) as EventFrame;
+
+  test('the newer revision stands, whichever came last: an answer overtaking events in flight, an event after an answer, a full load', () => {
+    const picture = new Picture();
+    picture.load([workspace(0, { surfaces: [1, 2] })], [surface(1), surface(2)], []);
+    expect(picture.read(status({ surface_id: 1, revision: 5 }))).toBe(true); // the answer, newer
+    expect(picture.apply(changed(1, 4))).toBe('none'); // an older event arriving after it
+    expect(picture.statuses.get(1)?.revision).toBe(5);
+    expect(picture.apply(changed(1, 6))).toBe('status');
+    expect(picture.read(status({ surface_id: 1, revision: 6 }))).toBe(true); // the same moment
+    picture.apply(changed(2, 9));
+    picture.load([workspace(0, { surfaces: [1, 2] })], [surface(1), surface(2)], [status({ surface_id: 1, revision: 8 }), status({ surface_id: 2, revision: 8 })]);
+    expect([picture.statuses.get(1)?.revision, picture.statuses.get(2)?.revision]).toEqual([8, 9]);
+    picture.load([workspace(0, { surfaces: [2] })], [surface(2)], []);
+    expect([...picture.statuses.keys()]).toEqual([2]);
+  });
+});
+
 describe('an agent pane that is not running', () => {
   const failed = { mode: 'session' as const, provider_session_id: 'x', argv: ['claude'], outcome: 'failed' as const, reason: 'it exited with code 1 first', at_ms: 1 };
   test('lost and exited agents offer a resume; a failed resume offers a fresh start; running panes and shells nothing', () => {
@@ -126,5 +146,35 @@ describe('an agent pane that is not running', () => {
       [2, 'need_you'],
       [1, 'ended'],
     ]);
+  });
+});
+
+describe('untrusted text as every face shows it (OSC7501.md §11.2)', () => {
+  // An OSC 52 clipboard write, a screen clear, a carriage return, a C1 CSI and a right-to-left override.
+  const NASTY = 'a\x1b]52;c;cHduZWQ=\x07b\x1b[2Jc\rd\u009b2Je\u202ef';
+  const SHOWN = 'a^[]52;c;cHduZWQ=^Gb^[[2Jc^Md\ufffd2Jef';
+  // eslint-disable-next-line no-control-regex -- what may not remain
+  const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u00ad]/;
+
+  test('displayText: controls in caret notation, C1 as U+FFFD, bidi and invisible characters removed, the rest kept', () => {
+    expect(displayText(NASTY)).toBe(SHOWN);
+    expect(displayText('zero\u200bwidth\u2066isolate\u2069 \u00adsoft\ufeff\u061c')).toBe('zerowidthisolate soft');
+    expect(displayText('日本語 🚀 café ✓ ^ \\x1b')).toBe('日本語 🚀 café ✓ ^ \\x1b');
+    expect(displayText(SHOWN)).toBe(SHOWN);
+  });
+
+  test('row labels and messages, header statuses, ended notices and notifications come out clean', () => {
+    const rows = agentRows([status({ surface_id: 2, status: 'attention', message: NASTY }), status({ surface_id: 3, declared: { ...declared('blocked', NASTY) }, status: 'attention' })], () => NASTY);
+    expect(rows.map((r) => [r.label, r.message])).toEqual([
+      [SHOWN, SHOWN],
+      [SHOWN, SHOWN],
+    ]);
+    expect(headerStatus({ ...declared('blocked', NASTY), kind: 'permission' })).toBe(`blocked: permission · ${SHOWN}`);
+    expect(headerStatus({ ...declared('working'), title: NASTY })).toBe(`working · ${SHOWN}`);
+    const failed = { mode: 'session' as const, provider_session_id: 'x', argv: ['claude'], outcome: 'failed' as const, reason: NASTY, at_ms: 1 };
+    expect(endedNotice(status({ lifecycle: 'exited', restart: failed }))!.text).toBe(`resume failed: ${SHOWN}`);
+    expect(notificationText(NASTY, NASTY)).toEqual({ title: SHOWN, body: SHOWN });
+    expect(notificationText('lead', null)).toEqual({ title: 'lead', body: '' });
+    for (const text of [...rows.flatMap((r) => [r.label, r.message!]), headerStatus(declared('error', NASTY))!]) expect(text).not.toMatch(UNSAFE);
   });
 });
