@@ -40,7 +40,7 @@ const results = {};
 
 try {
   const client = await connect(host.socket);
-  await client.request('host.hello', { client: 'bench', protocol: 1 });
+  await client.request('host.hello', { client: 'bench', protocol: 1, secret: host.secret });
   await client.request('agent.follow');
   const exited = new Map();
   const statusListeners = [];

@@ -1,6 +1,6 @@
 // Shared by the benchmarks: a temp instance home, a raw JSON-RPC connection, statistics.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ export const ROOT = join(import.meta.dirname, '..');
 export const HOST_BIN = join(ROOT, 'apps/host/dist/paneflow-host.cjs');
 export const SERVE_BIN = join(ROOT, 'apps/serve/dist/paneflow-serve.cjs');
 
-/** A host in a temp home; `stop()` ends it and removes the home. */
+/** A host in a temp home; `secret` is what its `host.hello` wants; `stop()` ends it and removes the home. */
 export function startHost() {
   const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
   // CLAUDE_CONFIG_DIR: the fixture agent keeps its conversations there, never in the user's ~/.claude.
@@ -20,6 +20,7 @@ export function startHost() {
   return {
     env,
     socket: info.endpoint,
+    secret: readFileSync(join(dir, 'home/host/secret'), 'utf8'),
     stop() {
       spawnSync(process.execPath, [HOST_BIN, 'stop', '--force'], { env });
       rmSync(dir, { recursive: true, force: true });

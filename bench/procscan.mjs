@@ -18,7 +18,7 @@ const PANES = 20;
 const host = startHost();
 try {
   const client = await connect(host.socket);
-  await client.request('host.hello', { client: 'bench', protocol: 1 });
+  await client.request('host.hello', { client: 'bench', protocol: 1, secret: host.secret });
   const { pid } = await client.request('host.status');
   for (let i = 0; i < PANES; i++) {
     await client.request('session.create', { workspace_id: 'bench', surface_id: i + 1, cwd: tmpdir(), env: {}, cols: 80, rows: 24, argv: ['bash', '--norc', '--noprofile'] });

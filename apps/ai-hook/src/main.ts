@@ -1,10 +1,11 @@
 // paneflow-ai-hook [--tool claude|codex] <Event>: an agent's hook event on stdin, one ai.* frame
 // to serve (REFERENCE.md §7.1). Agents run hooks synchronously, so it must be quick, print
 // nothing, and exit 0 whatever happens; only node built-ins are loaded.
+import { checkSocketPath } from '@paneflow/instance/endpoints';
+import { appendLog } from '@paneflow/instance/files';
 import { readProcStat } from '@paneflow/proc';
 import { isHookTool, type HookTool } from '@paneflow/protocol/hooks';
 import { requestLine } from '@paneflow/protocol/line';
-import { appendFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { hookRequest } from './events';
@@ -21,7 +22,7 @@ const env = process.env;
 function log(message: string): void {
   if (!env.PANEFLOW_HOOK_LOG) return;
   try {
-    appendFileSync(env.PANEFLOW_HOOK_LOG, `${new Date().toISOString()} paneflow-ai-hook[${process.pid}] ${message}\n`);
+    appendLog(env.PANEFLOW_HOOK_LOG, `${new Date().toISOString()} paneflow-ai-hook[${process.pid}] ${message}`);
   } catch {
     // A log that cannot be written is not the agent's problem.
   }
@@ -134,6 +135,12 @@ async function main(): Promise<boolean> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return skip(`${event}: input is not a JSON object`);
   const request = hookRequest(event, tool, input as Record<string, unknown>, env, agentPid(), Date.now());
   if (!request) return skip(`${event}: nothing to post`);
+  try {
+    // Another user's socket (a squatted runtime dir) must not receive what the agent reports.
+    checkSocketPath(socketPath);
+  } catch (error) {
+    return skip((error as Error).message);
+  }
   post(socketPath, requestLine(1, request.method, request.params));
   return true;
 }

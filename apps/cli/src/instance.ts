@@ -1,9 +1,10 @@
 import { type DaemonInfo, ensureServe, hostStatus, serveStatus } from '@paneflow/instance/bootstrap';
+import { callChecked, connectChecked } from '@paneflow/instance/connect';
 import { type Endpoints, resolveEndpoints } from '@paneflow/instance/endpoints';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { call, RpcConnection, UnreachableError } from '@paneflow/rpc/client';
+import { type RpcConnection, UnreachableError } from '@paneflow/rpc/client';
 import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
@@ -31,10 +32,10 @@ export function explain(error: unknown): CliError {
   return new CliError(error instanceof Error ? error.message : String(error), 1);
 }
 
-/** One request to serve, on a connection of its own. */
+/** One request to serve, on a connection of its own, to a socket that is the user's own (checkSocketPath). */
 export async function request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>, timeoutMs?: number): Promise<ResultOf<PublicMethods, M>> {
   try {
-    return await call<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });
+    return await callChecked<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });
   } catch (error) {
     throw explain(error);
   }
@@ -44,7 +45,7 @@ export async function request<M extends MethodName<PublicMethods>>(method: M, pa
 export async function subscribe(params: ParamsOf<PublicMethods, 'events.subscribe'>, onFrame: (frame: Record<string, unknown>) => void) {
   let connection: RpcConnection<PublicMethods>;
   try {
-    connection = await RpcConnection.connect<PublicMethods>(instanceEndpoints().publicSocket);
+    connection = await connectChecked<PublicMethods>(instanceEndpoints().publicSocket);
   } catch (error) {
     throw explain(error);
   }

@@ -2,7 +2,7 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { SessionRow, StatusObject } from '@paneflow/protocol/status';
 import { displayWidth } from '@paneflow/screen';
-import { endedNotice } from '@paneflow/view';
+import { displayText, endedNotice } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line. */
 export function printJson(value: unknown): void {
@@ -16,12 +16,10 @@ function colorOn(): boolean {
   if (FORCE_COLOR !== undefined) return FORCE_COLOR !== '0' && FORCE_COLOR !== 'false';
   return process.stdout.isTTY === true;
 }
-const paint = (code: string, text: string) => (colorOn() ? `\x1b[${code}m${text}\x1b[0m` : text);
+const paint = (code: string | undefined, text: string) => (code && colorOn() ? `\x1b[${code}m${text}\x1b[0m` : text);
 
-// eslint-disable-next-line no-control-regex -- paint's SGR sequences start with ESC
-const SGR = /\x1b\[[0-9;]*m/g;
-/** Terminal columns a cell takes: colours none, wide characters (CJK, emoji) two each. */
-const columns = (text: string) => displayWidth(text.replace(SGR, ''));
+/** A table cell: its text, and the SGR code of its colour if it has one. */
+export type Cell = string | { text: string; color: string };
 
 const STATE_COLOR: Record<string, string> = {
   thinking: '36',
@@ -33,15 +31,21 @@ const STATE_COLOR: Record<string, string> = {
   idle: '2',
 };
 
-/** A plain table: columns padded to their widest cell, in terminal columns; the last one free. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(columns(h), ...rows.map((r) => columns(r[i] ?? ''))));
-  const line = (cells: string[]) =>
+/**
+ * A plain table: columns padded to their widest cell, in terminal columns (wide characters two);
+ * the last one free. Every cell's text goes through `displayText` before it is measured or
+ * coloured, so nothing a pane, a hook or a name holds reaches the terminal as a control.
+ */
+export function table(header: string[], rows: Cell[][]): string {
+  const shown = (cells: Cell[]) => cells.map((c) => (typeof c === 'string' ? { text: displayText(c) } : { text: displayText(c.text), color: c.color }));
+  const [head, ...body] = [shown(header), ...rows.map(shown)];
+  const widths = head.map((h, i) => Math.max(displayWidth(h.text), ...body.map((r) => displayWidth(r[i]?.text ?? ''))));
+  const line = (cells: Array<{ text: string; color?: string }>) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i] - columns(c))))
+      .map((c, i) => paint(c.color, c.text) + (i === cells.length - 1 ? '' : ' '.repeat(widths[i] - displayWidth(c.text))))
       .join('  ')
       .trimEnd();
-  return [paint('1', line(header)), ...rows.map(line)].join('\n');
+  return [paint('1', line(head)), ...body.map(line)].join('\n');
 }
 
 function ago(ms: number | null): string {
@@ -76,7 +80,7 @@ export function agentTable(agents: StatusObject[]): string {
       String(a.surface_id),
       a.surface_name ?? '-',
       a.tool ?? '-',
-      endedNotice(a) ? paint('31', a.lifecycle) : paint(STATE_COLOR[a.state] ?? '0', a.state),
+      endedNotice(a) ? { text: a.lifecycle, color: '31' } : { text: a.state, color: STATE_COLOR[a.state] ?? '0' },
       String(a.state_seq),
       ago(a.idle_ms),
       detail(a),
@@ -84,10 +88,11 @@ export function agentTable(agents: StatusObject[]): string {
   );
 }
 
+/** `status`: one line, cleaned by `displayText` as table cells are. */
 export function statusLine(status: StatusObject): string {
   const extra = detail(status);
   const state = endedNotice(status) ? status.lifecycle : `${status.state} (${status.reason})`;
-  return `${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${state}${extra ? ` · ${extra}` : ''}`;
+  return displayText(`${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${state}${extra ? ` · ${extra}` : ''}`);
 }
 
 export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces']): string {

@@ -7,11 +7,16 @@ import { ensureInstance, request } from './instance';
 import { printJson } from './output';
 import { resolveOne } from './select';
 import type { Scope } from '@paneflow/protocol/wire';
+import { displayText } from '@paneflow/view';
 
 type Restarted = ResultOf<PublicMethods, 'surface.restart'>;
 
-/** One line a person reads: what came back, and how. */
+/** One line a person reads: what came back, and how; cleaned by `displayText` (the name and the reason are not ours). */
 export function restartLine(name: string, result: Restarted): string {
+  return displayText(restartWords(name, result));
+}
+
+function restartWords(name: string, result: Restarted): string {
   const { restart } = result;
   const id = restart.provider_session_id;
   const why = restart.reason ? ` (${restart.reason})` : '';

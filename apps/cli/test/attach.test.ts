@@ -516,3 +516,30 @@ test('an agent pane whose agent exited says so and resumes its conversation with
   await until(() => written().includes('done: after the resume') || null, 'the answer written');
   expect(written()).not.toContain('reattaching');
 });
+
+test('a hook title and a declared message reach the outer terminal only as visible text: no clipboard, title or clear; OSC 9 without the bidi override', async () => {
+  const agentPane = { cwd: home.dir, command: 'claude --work-ms 100', focus: true, env: {} };
+  const away = await home.rpc('workspace.up', { name: 'esc-away', layout: 'even_h', panes: [agentPane] });
+  const here = await home.rpc('workspace.up', { name: 'esc-here', layout: 'even_h', panes: [agentPane] });
+  const titled = here.surfaces[0].surface_id;
+  const { window } = attachRecorded('esc-here', { ...home.env, TERM_PROGRAM: 'WezTerm' });
+  const bytes = () => readFileSync(join(home.dir, 'written-esc-here'), 'utf8');
+  await screen(window, (l) => /^\s+Claude Code\s*│/m.test(text(l)), 'the agent rows');
+  const paneTitle = window.format('#{pane_title}');
+  const agent = await until(async () => {
+    const s = await home.rpc('surface.status', { surface_id: titled });
+    return s.tool === 'claude' && s.pid !== null ? s : null;
+  }, 'the fixture agent');
+  // A clipboard write (OSC 52), a title (OSC 0), a screen clear, a CR, a C1 CSI and a right-to-left override.
+  const prompt = 'a\x1b]52;c;cHduZWQ=\x07b\x1b]0;pwned\x07c\x1b[2J\rd\u009b2Je\u202ef';
+  const frame = { tool: 'claude', session: agent.session, surface_id: titled, workspace_id: here.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { prompt } };
+  expect(await home.rpc('ai.prompt_submit', frame)).toEqual({ accepted: true });
+  await screen(window, (l) => text(l).includes(`${titled} a^[]52;c;cHduZWQ=^Gb^[]0;pwned^Gc^[[2J d\ufffd2Jef`), 'the title row, escaped');
+  expect(home.run(['send', String(away.surfaces[0].surface_id), 'ship \u202e it permission', '--submit', '--scope', 'all']).code).toBe(0);
+  await until(() => bytes().includes('\x07\x1b]9;Claude Code needs you: approve Bash: ship  it permission\x07') || null, 'the notification, the override removed');
+  const written = bytes().replaceAll('\x07\x1b]9;Claude Code needs you: approve Bash: ship  it permission\x07', '');
+  // (The client clears the screen itself when it starts; what the title held shows as ^[[2J above.)
+  for (const unsafe of ['\x1b]52', '\x1b]0;', '\u009b', '\u202e', 'pwned\x07']) expect(written).not.toContain(unsafe);
+  expect(window.format('#{pane_title}')).toBe(paneTitle);
+  for (const s of [away, here]) await home.rpc('surface.close', { surface_id: s.surfaces[0].surface_id });
+});

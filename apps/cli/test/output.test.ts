@@ -2,7 +2,8 @@ import type { StatusObject } from '@paneflow/protocol';
 import { makeHome, until, type Home } from '@paneflow/testing';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { agentTable, sessionTable, table } from '../src/output';
+import { agentTable, sessionTable, statusLine, surfaceTable, table } from '../src/output';
+import { restartLine } from '../src/restarts';
 
 type SessionRows = Parameters<typeof sessionTable>[0];
 
@@ -60,17 +61,18 @@ describe('table, agentTable and sessionTable in colour', () => {
       ['plain', 'idle', '100', ''],
       ['cafe\u0301', 'idle', '7', 'a combining mark takes no column'],
     ];
-    // The states in colour, as paint writes them; one left plain.
+    // The states in colour; one left plain.
     const codes = ['32', '33;1', null, '2'];
-    const rows = plain.map(([name, state, ...rest], i) => [name, codes[i] ? colour(codes[i], state) : state, ...rest]);
+    const rows = plain.map(([name, state, ...rest], i) => [name, codes[i] ? { text: state, color: codes[i] } : state, ...rest]);
     const printed = table(['NAME', 'STATE', 'SEQ', 'DETAIL'], rows);
     expect(printed.split('\n')[0]).toMatch(new RegExp(`^${ESC}\\[1mNAME`));
+    expect(printed).toContain(colour('33;1', 'waiting_for_input'));
     expect(cutAtHeader(await onScreen(printed), ['NAME', 'STATE', 'SEQ', 'DETAIL'])).toEqual([['NAME', 'STATE', 'SEQ', 'DETAIL'], ...plain]);
   });
 
   test('agentTable paints each state and keeps the columns', async () => {
     const agent = (surface_id: number, surface_name: string, state: StatusObject['state'], state_seq: number) =>
-      ({ surface_id, surface_name, tool: 'claude', state, state_seq, reason: 'declared', idle_ms: 5000, waiting_ms: 2000, message: null, declared: null, outcome: null, last_result: 'ok', unread: false, active_tool_name: null, lifecycle: 'live', restart: null }) as StatusObject;
+      ({ surface_id, surface_name, tool: 'claude', state, state_seq, reason: 'declared', idle_ms: 5000, waiting_ms: 2000, message: null, declared: null, outcome: null, last_result: 'ok', unread: false, active_tool_name: null, lifecycle: 'live', restart: null, revision: 0 }) as StatusObject;
     const printed = agentTable([agent(1, '名前', 'finished', 12), agent(2, '🚀 rocket', 'waiting_for_input', 3), agent(13, 'plain', 'thinking', 140)]);
     expect(printed).toContain(colour('33;1', 'waiting_for_input'));
     expect(printed).toContain(colour('36', 'thinking'));
@@ -102,6 +104,56 @@ describe('table, agentTable and sessionTable in colour', () => {
     delete process.env.NO_COLOR;
     process.env.FORCE_COLOR = '0';
     expect({ coloured, noColor, forcedOff: table(['A'], [['x']]) }).toEqual({ coloured: `${colour('1', 'A')}\nx`, noColor: 'A\nx', forcedOff: 'A\nx' });
+  });
+});
+
+describe('text that is not ours reaches the terminal only as visible characters', () => {
+  // An OSC 52 clipboard write, a screen clear, a carriage return, a C1 CSI and a right-to-left override.
+  const NASTY = 'a\x1b]52;c;cHduZWQ=\x07b\x1b[2Jc\rd\u009b2Je\u202ef';
+  const SHOWN = 'a^[]52;c;cHduZWQ=^Gb^[[2Jc^Md\ufffd2Jef';
+  // eslint-disable-next-line no-control-regex -- what may not be printed (LF ends lines)
+  const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b-\u200f]/;
+  const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+  afterEach(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+  const agent = { surface_id: 3, surface_name: NASTY, tool: 'claude', state: 'finished', state_seq: 4, reason: 'declared', idle_ms: 1000, waiting_ms: null, message: null, declared: null, outcome: null, last_result: NASTY, unread: true, active_tool_name: null, lifecycle: 'live', restart: null } as unknown as StatusObject;
+  const session = { session: 's1', surface_id: 3, workspace: 0, lifecycle: 'live', status: 'idle', state_seq: 4, runtime_id: 'claude-code', title: NASTY } as SessionRows[number];
+  const surface = { surface_id: 3, workspace: 0, name: NASTY, title: NASTY, cwd: `/tmp/${NASTY}`, cmd: NASTY, workspace_id: 'w', session: 's1' };
+  const restarted = { surface_id: 3, session: 's1', generation: 2, mode: 'session', restart: { mode: 'session', provider_session_id: NASTY, argv: [], outcome: 'failed', reason: NASTY, at_ms: 1 } } as Parameters<typeof restartLine>[1];
+
+  test('ps, status, ls --human, sessions and restart lines escape controls and drop bidi overrides', () => {
+    process.env.NO_COLOR = '1';
+    const printed = {
+      ps: agentTable([agent]),
+      status: statusLine(agent),
+      ls: surfaceTable([surface]),
+      sessions: sessionTable([session], () => NASTY),
+      restart: restartLine(NASTY, restarted),
+    };
+    for (const [what, text] of Object.entries(printed)) {
+      expect([what, UNSAFE.exec(text)?.[0]]).toEqual([what, undefined]);
+      expect(text).toContain(SHOWN);
+    }
+    expect(printed.status).toBe(`3 ${SHOWN} claude finished (declared) · ${SHOWN} · unread`);
+    expect(printed.restart).toBe(`${SHOWN}: resume failed: ${SHOWN}; the pane keeps its screen — \`paneflow restart 3 --fresh\` starts it anew`);
+  });
+
+  test('in colour, only the colour codes are escapes, and the columns still line up', async () => {
+    delete process.env.NO_COLOR;
+    process.env.FORCE_COLOR = '1';
+    const printed = table(['NAME', 'STATE', 'DETAIL'], [[NASTY, { text: NASTY, color: '33;1' }, 'x'], ['plain', { text: 'idle', color: '2' }, NASTY]]);
+    // eslint-disable-next-line no-control-regex -- paint's own SGR sequences
+    expect(printed.replace(/\x1b\[[0-9;]*m/g, '')).not.toMatch(UNSAFE);
+    expect(printed).toContain(colour('33;1', SHOWN));
+    expect(cutAtHeader(await onScreen(printed), ['NAME', 'STATE', 'DETAIL'])).toEqual([
+      ['NAME', 'STATE', 'DETAIL'],
+      [SHOWN, SHOWN, 'x'],
+      ['plain', 'idle', SHOWN],
+    ]);
   });
 });
 

@@ -208,4 +208,43 @@ describe('the renderer against a real instance', () => {
     await until(async () => /❯ remember the milk/.test(await paneText(keeper)), 'its conversation reprinted in the mirror');
     expect((await home.rpc('surface.status', { surface_id: keeper })).restart).toMatchObject({ mode: 'session', outcome: 'resumed' });
   });
+
+  test('hook texts and declared messages show with controls escaped and bidi overrides removed: header, sidebar, notifications', async () => {
+    // An OSC 52 clipboard write, a screen clear, a carriage return, a C1 CSI and a right-to-left override.
+    const NASTY = 'a\x1b]52;c;cHduZWQ=\x07b\x1b[2Jc\rd\u009b2Je\u202ef';
+    // eslint-disable-next-line no-control-regex -- what may not be shown
+    const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b-\u200f]/;
+    const up = await home.rpc('workspace.up', {
+      name: 'escapes',
+      layout: 'even_h',
+      panes: [pane('escapes-sh', 'PS1="ready$ " exec bash --norc --noprofile -i'), { cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} }],
+    });
+    const [sh, agent] = up.surfaces.map((s) => s.surface_id);
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    const status = await home.rpc('surface.status', { surface_id: agent });
+    const hook = (method: 'ai.prompt_submit' | 'ai.stop', payload: Record<string, string>) =>
+      home.rpc(method, { tool: 'claude', session: status.session, surface_id: agent, workspace_id: up.workspace.id, pid: status.pid!, emitted_at_ms: Date.now(), payload });
+
+    // The prompt titles the unnamed pane (its CR folded into a space by serve).
+    expect(await hook('ai.prompt_submit', { prompt: NASTY })).toEqual({ accepted: true });
+    const title = page.locator(`.pane[data-surface="${agent}"] header .title`);
+    await until(async () => (await title.textContent()) === 'a^[]52;c;cHduZWQ=^Gb^[[2Jc d\ufffd2Jef', 'the title, escaped');
+    // A program's declared message with a bidi override (msg = base64 of "ship U+202E it").
+    await home.rpc('surface.send_text', { surface_id: sh, text: `printf '\\033]7501;state=blocked:kind=permission:msg=c2hpcCDigK4gaXQ=\\033\\\\'`, submit: true });
+    const declared = page.locator(`.pane[data-surface="${sh}"] header .declared`);
+    await until(async () => (await declared.textContent()) === 'blocked: permission · ship  it', 'the header, the override removed');
+
+    // An agent's declared message in the sidebar and its Needs input notice; the Stop hook's result in its Finished notice.
+    expect(home.run(['send', String(agent), 'ship \u202e it permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'need_you', 'Need you');
+    expect(await page.locator(`.agent[data-surface="${agent}"] .message`).textContent()).toBe('approve Bash: ship  it permission');
+    expect(await hook('ai.stop', { last_result: NASTY })).toEqual({ accepted: true });
+    expect(home.run(['send', String(agent), '1', '--scope', 'all']).code).toBe(0);
+    const mine = () => desktop.notices.filter((n) => n.surface_id === agent);
+    await until(() => mine().length === 2, 'two notices');
+    expect(mine().map((n) => n.body)).toEqual(['approve Bash: ship  it permission', 'a^[]52;c;cHduZWQ=^Gb^[[2Jc^Md\ufffd2Jef']);
+    for (const text of [...mine().flatMap((n) => [n.title, n.body]), await page.locator('.agents').textContent(), await page.locator(`.pane[data-surface="${agent}"] header`).textContent()]) {
+      expect(text).not.toMatch(UNSAFE);
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { isSameProcess } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
+import { timingSafeEqual } from 'node:crypto';
 import { Follower } from './follower';
 import type { Host } from './host';
 import { followOutput } from './output';
@@ -13,7 +14,15 @@ const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no sessi
 export function hostMethods(host: Host): Handlers<HostMethods> {
   const { sessions, manifests } = host;
   return {
-    'host.hello': ({ protocol }) => {
+    'host.hello': ({ protocol, secret }, { connection }) => {
+      const given = Buffer.from(secret ?? '');
+      const expected = Buffer.from(host.secret);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        // The error is written by this turn's promise jobs, before setImmediate: the connection
+        // closes behind it and gets no second guess.
+        setImmediate(() => connection.close());
+        throw new RpcError(ErrorCode.Permission, 'host.hello refused: the secret is missing or wrong', { reason: 'bad_secret' });
+      }
       if (protocol !== HOST_PROTOCOL_VERSION) {
         throw new RpcError(ErrorCode.ProtocolMismatch, `host protocol ${HOST_PROTOCOL_VERSION}, client ${protocol}`, { reason: 'protocol_mismatch', host: HOST_PROTOCOL_VERSION });
       }
@@ -28,6 +37,8 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const peaks = {
         follower_queued_frames_peak: Math.max(0, ...followers.map((f) => f.peakQueuedFrames)),
         follower_held_bytes_peak: Math.max(0, ...followers.map((f) => f.peakHeldBytes)),
+        // Manifests held in memory because the home refused them: serve reports the home degraded.
+        manifests_unwritten: manifests.unwrittenCount,
       };
       return { ...host.hello(), pid: process.pid, sessions: counts, counters: { ...host.counters, manifests_written: manifests.written, scans, followers: host.followers.size, ...peaks } };
     },

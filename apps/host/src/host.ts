@@ -1,8 +1,8 @@
-import type { Endpoints } from '@paneflow/instance';
+import { hostSecretPath, writeTextAtomic, type Endpoints } from '@paneflow/instance';
 import { ErrorCode, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
 import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Follower } from './follower';
@@ -16,6 +16,8 @@ import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
  */
 export class Host {
   readonly instance = randomUUID();
+  /** What a client must show in `host.hello`: only someone who can read the home knows it. */
+  readonly secret = randomBytes(32).toString('hex');
   readonly sessions = new Map<string, Session>();
   readonly followers = new Set<Follower>();
   readonly manifests: ManifestStore;
@@ -39,6 +41,8 @@ export class Host {
   async start(handlers: Handlers<HostMethods>): Promise<void> {
     // Read before the server replaces it: a socket left behind means its host died, not the machine.
     this.manifests.adopt({ bootId: bootId(), hostSocketLeft: existsSync(this.endpoints.hostSocket) });
+    // Before the socket exists: a client that reaches this host can always read its secret.
+    writeTextAtomic(hostSecretPath(this.endpoints.home), this.secret, 0o600);
     this.server = new RpcServer<HostMethods>({ methods: HostMethods, handlers, mode: 'multi', first: 'host.hello', lineDeadlineMs: REQUEST_DEADLINE_MS, log: this.log });
     await this.server.listen(this.endpoints.hostSocket);
   }
@@ -222,8 +226,9 @@ export class Host {
       PANEFLOW_SURFACE_ID: String(session.spec.surfaceId),
       PANEFLOW_WORKSPACE_ID: session.spec.workspaceId,
       PANEFLOW_SOCKET_PATH: this.endpoints.publicSocket,
-      PANEFLOW_HOST_ENDPOINT: this.endpoints.hostSocket,
     });
+    // The host's socket is for Paneflow's own processes, not for what runs in a pane.
+    delete env.PANEFLOW_HOST_ENDPOINT;
     return env;
   }
 

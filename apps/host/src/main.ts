@@ -1,7 +1,6 @@
-import { BUILD_ID, daemonMain, ensureHost, hostStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
+import { BUILD_ID, connectHost, daemonMain, ensureHost, hostStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
 import { processStartTime } from '@paneflow/proc';
-import { HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
-import { RpcConnection } from '@paneflow/rpc';
+import { HOST_PROTOCOL_VERSION, RpcError } from '@paneflow/protocol';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Host } from './host';
@@ -69,9 +68,8 @@ daemonMain({
       async run({ endpoints, flags, fail }) {
         const status = await hostStatus(endpoints, 'paneflow-host stop');
         if (!status) fail(`no host runs for ${endpoints.home}`);
-        const connection = await RpcConnection.connect<HostMethods>(endpoints.hostSocket);
+        const { connection } = await connectHost(endpoints, 'paneflow-host stop');
         try {
-          await connection.request('host.hello', { client: 'paneflow-host stop', protocol: HOST_PROTOCOL_VERSION });
           await connection.request('host.shutdown', { force: !!flags.force }, { timeoutMs: 15_000 });
         } catch (error) {
           if (error instanceof RpcError && error.reason === 'sessions_live') {

@@ -1,15 +1,19 @@
-import { readJson, writeJsonAtomic } from '@paneflow/instance';
+import { moveAside, readJson, removeTempFiles, writeJsonAtomic } from '@paneflow/instance';
 import { Manifest, validate } from '@paneflow/protocol';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Session } from './session';
 
 /** Manifests are written at most this often per session while only records change. */
 const MANIFEST_COALESCE_MS = 50;
+/** While manifests cannot be written, they are tried again this often. */
+const RETRY_MS = 2000;
 
 /**
  * `<home>/host/sessions/<session>.json` (REFERENCE.md §1.1): each session's manifest, written
- * atomically and coalesced, and the manifests an earlier host left, adopted at start.
+ * atomically and coalesced, and the manifests an earlier host left, adopted at start. A manifest
+ * that cannot be written (a full or read-only disk) stays in memory and is tried again every
+ * 2 s; the log says so once, and once more when every manifest is written again.
  */
 export class ManifestStore {
   /** Sessions this host did not start (an earlier host's), known from their manifests. */
@@ -17,6 +21,13 @@ export class ManifestStore {
   written = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly lastWrite = new Map<string, number>();
+  /** Sessions whose latest manifest is not on disk. */
+  private readonly unwritten = new Map<string, Session>();
+
+  get unwrittenCount(): number {
+    return this.unwritten.size;
+  }
+  private retry: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly dir: string,
@@ -32,28 +43,35 @@ export class ManifestStore {
    */
   adopt(machine: { bootId: string; hostSocketLeft: boolean }): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    removeTempFiles(this.dir);
     for (const name of readdirSync(this.dir)) {
-      const path = join(this.dir, name);
-      if (name.endsWith('.tmp')) {
-        rmSync(path, { force: true });
-        continue;
-      }
       if (!name.endsWith('.json')) continue;
-      let manifest: Manifest | undefined;
+      const path = join(this.dir, name);
+      let manifest: Manifest;
       try {
-        manifest = readJson<Manifest>(path);
+        manifest = readJson<Manifest>(path)!;
         const problem = validate(Manifest, manifest);
         if (problem) throw new Error(`not a manifest: ${problem.message}`);
+        if (`${manifest.session}.json` !== name) throw new Error(`it names session ${manifest.session}`);
       } catch (error) {
-        this.log(`unreadable manifest ${name}: ${(error as Error).message}; moved aside`);
-        renameSync(path, `${path}.unreadable`);
+        let aside: string;
+        try {
+          aside = `moved to ${moveAside(path)}`;
+        } catch (moveError) {
+          aside = `not moved aside (${(moveError as Error).message})`;
+        }
+        this.log(`unreadable manifest ${name}: ${(error as Error).message}; ${aside}`);
         continue;
       }
-      if (!manifest) continue;
       if (manifest.lifecycle === 'live' || manifest.lifecycle === 'starting') {
         const rebooted = (manifest.boot_id !== undefined && manifest.boot_id !== machine.bootId) || !machine.hostSocketLeft;
         manifest = { ...manifest, lifecycle: 'lost', lost: { reason: rebooted ? 'reboot' : 'host_crash', at_ms: Date.now() }, updated_at_ms: Date.now() };
-        writeJsonAtomic(path, manifest);
+        try {
+          writeJsonAtomic(path, manifest);
+        } catch (error) {
+          // Known lost in memory all the same; the next host finds it live again and marks it so.
+          this.log(`manifest ${name} not marked lost on disk: ${(error as Error).message}`);
+        }
       }
       this.inherited.set(manifest.session, manifest);
     }
@@ -75,20 +93,41 @@ export class ManifestStore {
   }
 
   private write(session: Session) {
-    if (!this.isCurrent(session)) return;
+    if (!this.isCurrent(session)) {
+      this.unwritten.delete(session.id);
+      return;
+    }
     try {
       writeJsonAtomic(join(this.dir, `${session.id}.json`), session.manifest());
-      this.lastWrite.set(session.id, Date.now());
-      this.written++;
     } catch (error) {
-      this.log(`manifest of ${session.id} not written: ${(error as Error).message}`);
+      if (!this.retry) {
+        this.log(`manifests not written: ${(error as Error).message}; kept in memory and tried again every ${RETRY_MS / 1000} s`);
+        this.retry = setInterval(() => this.writeUnwritten(), RETRY_MS).unref();
+      }
+      this.unwritten.set(session.id, session);
+      return;
     }
+    this.lastWrite.set(session.id, Date.now());
+    this.written++;
+    this.unwritten.delete(session.id);
+    if (this.retry && this.unwritten.size === 0) this.recovered();
   }
 
-  /** Writes every manifest still waiting (the host is stopping). */
+  private writeUnwritten(): void {
+    for (const session of [...this.unwritten.values()]) this.write(session);
+    if (this.retry && this.unwritten.size === 0) this.recovered();
+  }
+
+  private recovered(): void {
+    clearInterval(this.retry!);
+    this.retry = null;
+    this.log('manifests written again');
+  }
+
+  /** Writes every manifest still waiting, or not written yet (the host is stopping). */
   flush(sessions: Iterable<Session>): void {
     for (const session of sessions) {
-      if (!this.timers.has(session.id)) continue;
+      if (!this.timers.has(session.id) && !this.unwritten.has(session.id)) continue;
       clearTimeout(this.timers.get(session.id));
       this.timers.delete(session.id);
       this.write(session);
@@ -99,6 +138,7 @@ export class ManifestStore {
   remove(id: string): void {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
+    this.unwritten.delete(id);
     this.inherited.delete(id);
     rmSync(join(this.dir, `${id}.json`), { force: true });
   }

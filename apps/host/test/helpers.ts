@@ -1,4 +1,4 @@
-import { type Endpoints, resolveEndpoints } from '@paneflow/instance';
+import { type Endpoints, readHostSecret, resolveEndpoints } from '@paneflow/instance';
 import { HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods, type ParamsOf } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
@@ -46,7 +46,7 @@ export async function startHost(): Promise<TestHost> {
     endpoints,
     pid: info.pid,
     connect: async () => {
-      const client = await HostClient.connect(endpoints.hostSocket);
+      const client = await HostClient.connect(endpoints);
       clients.push(client);
       return client;
     },
@@ -90,9 +90,9 @@ export class HostClient {
     });
   }
 
-  static async connect(path: string): Promise<HostClient> {
-    const connection = await RpcConnection.connect<HostMethods>(path);
-    await connection.request('host.hello', { client: 'test', protocol: HOST_PROTOCOL_VERSION });
+  static async connect(endpoints: Endpoints): Promise<HostClient> {
+    const connection = await RpcConnection.connect<HostMethods>(endpoints.hostSocket);
+    await connection.request('host.hello', { client: 'test', protocol: HOST_PROTOCOL_VERSION, secret: readHostSecret(endpoints.home) ?? undefined });
     const client = new HostClient(connection);
     await connection.request('agent.follow', {});
     await client.frame((f) => f.type === 'snapshot');

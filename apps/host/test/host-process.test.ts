@@ -1,3 +1,4 @@
+import { readHostSecret } from '@paneflow/instance';
 import { HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
@@ -78,7 +79,7 @@ describe('starting and stopping', () => {
   test('a client of another protocol version is refused at hello', async () => {
     host = await startHost();
     const connection = await RpcConnection.connect<HostMethods>(host.endpoints.hostSocket);
-    await expect(connection.request('host.hello', { client: 'old', protocol: HOST_PROTOCOL_VERSION + 1 })).rejects.toMatchObject({ code: -32024 });
+    await expect(connection.request('host.hello', { client: 'old', protocol: HOST_PROTOCOL_VERSION + 1, secret: readHostSecret(host.endpoints.home) ?? undefined })).rejects.toMatchObject({ code: -32024 });
     await expect(connection.request('session.list', {})).rejects.toMatchObject({ code: -32600 });
     connection.close();
   });
@@ -102,7 +103,7 @@ describe('faults', () => {
     const restarted = hostCli(host.env, 'start');
     expect(JSON.parse(restarted.stdout)).toMatchObject({ adopted: false });
     host.pid = JSON.parse(restarted.stdout).pid;
-    const after = await HostClient.connect(host.endpoints.hostSocket);
+    const after = await HostClient.connect(host.endpoints);
     const { sessions: manifests } = await after.request('session.list', {});
     expect(manifests.map((m) => m.lifecycle)).toEqual(['lost', 'lost', 'lost']);
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
@@ -133,7 +134,7 @@ describe('faults', () => {
     host = await startHost();
     const stalled = createConnection(host.endpoints.hostSocket);
     await new Promise((resolve) => stalled.once('connect', resolve));
-    stalled.write(`{"jsonrpc":"2.0","id":1,"method":"host.hello","params":{"client":"stalled","protocol":1}}\n`);
+    stalled.write(`{"jsonrpc":"2.0","id":1,"method":"host.hello","params":{"client":"stalled","protocol":1,"secret":"${readHostSecret(host.endpoints.home)}"}}\n`);
     // Its answer first: the host refuses a request that arrives before hello is done.
     await new Promise((resolve) => stalled.once('data', resolve));
     stalled.pause(); // reads nothing more until the flood is over

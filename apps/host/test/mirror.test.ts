@@ -1,3 +1,4 @@
+import { readHostSecret } from '@paneflow/instance';
 import { HOST_PROTOCOL_VERSION, type HostMethods, type OutputFrame } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { Terminal } from '@xterm/headless';
@@ -34,7 +35,7 @@ function mirror(cols: number, rows: number) {
 
 async function outputStream(session: string, offset: number, keepalive?: boolean) {
   const connection = await RpcConnection.connect<HostMethods>(host.endpoints.hostSocket);
-  await connection.request('host.hello', { client: 'mirror', protocol: HOST_PROTOCOL_VERSION });
+  await connection.request('host.hello', { client: 'mirror', protocol: HOST_PROTOCOL_VERSION, secret: readHostSecret(host.endpoints.home) ?? undefined });
   const frames: OutputFrame[] = [];
   connection.onFrame((frame) => frames.push(frame as OutputFrame));
   const result = await connection.request('session.output', { session, offset, follow: true, keepalive });
@@ -101,7 +102,7 @@ describe('mirrors: session.attach and session.output', () => {
     expect(stream.frames[0]).toMatchObject({ type: 'output_data', offset: end_offset - 100 });
     stream.connection.close();
     const connection = await RpcConnection.connect<HostMethods>(host.endpoints.hostSocket);
-    await connection.request('host.hello', { client: 'late', protocol: HOST_PROTOCOL_VERSION });
+    await connection.request('host.hello', { client: 'late', protocol: HOST_PROTOCOL_VERSION, secret: readHostSecret(host.endpoints.home) ?? undefined });
     await expect(connection.request('session.output', { session, offset: 10, follow: true })).rejects.toMatchObject({ code: -32021 });
     connection.close();
   }, 90_000);

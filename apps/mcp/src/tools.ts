@@ -1,5 +1,6 @@
 // The tools of paneflow-mcp (REFERENCE.md §8) over serve's public socket. Every piece of terminal
 // text goes out fenced (§9); panes outside the caller's scope do not exist here.
+import { callChecked } from '@paneflow/instance/connect';
 import { fence } from '@paneflow/protocol/fence';
 import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/protocol/limits';
 import { matchName } from '@paneflow/protocol/names';
@@ -7,7 +8,7 @@ import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import type { Scope } from '@paneflow/protocol/wire';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { call } from '@paneflow/rpc/client';
+import { displayText } from '@paneflow/view';
 import { z } from 'zod';
 
 
@@ -23,7 +24,7 @@ export class ToolError extends Error {}
 
 async function request<M extends MethodName<PublicMethods>>(context: Context, method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
   try {
-    return await call<PublicMethods, M>(context.socket, method, params);
+    return await callChecked<PublicMethods, M>(context.socket, method, params);
   } catch (error) {
     throw new ToolError(`${method}: ${(error as Error).message}`);
   }
@@ -84,8 +85,17 @@ export const schemas = {
 
 type Args<T extends keyof typeof schemas> = z.infer<(typeof schemas)[T]>;
 
+/** The panes of the scope; names and titles (a title may be a hook's prompt) as every face shows them. */
 export async function listPanes(context: Context): Promise<string> {
-  const panes = (await scopedPanes(context)).map(({ surface_id, name, title, cwd, cmd, workspace, workspace_id }) => ({ surface_id, name, title, cwd, cmd, workspace, workspace_id }));
+  const panes = (await scopedPanes(context)).map(({ surface_id, name, title, cwd, cmd, workspace, workspace_id }) => ({
+    surface_id,
+    name: name === null ? null : displayText(name),
+    title: displayText(title),
+    cwd,
+    cmd,
+    workspace,
+    workspace_id,
+  }));
   return fence(JSON.stringify({ panes }, null, 2), { source: 'surface.list', scope: context.scope });
 }
 
@@ -123,7 +133,7 @@ export async function writePane(context: Context, args: Args<'write_pane'>): Pro
 
 export async function scriptingOn(context: Context): Promise<boolean> {
   try {
-    return (await call<PublicMethods, 'system.capabilities'>(context.socket, 'system.capabilities', {})).scripting;
+    return (await callChecked<PublicMethods, 'system.capabilities'>(context.socket, 'system.capabilities', {})).scripting;
   } catch {
     return false;
   }

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { makeHome, ROOT, screen, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, screen, until, type Home } from '@paneflow/testing';
 
 const MCP = join(ROOT, 'apps/mcp/dist/paneflow-mcp.cjs');
 // Thirty numbered lines, a marker, then a quiet pane.
@@ -212,6 +212,27 @@ describe('paneflow-mcp with the scripting gate on', () => {
       const result = await client.callTool({ name: 'write_pane', arguments: { target: 'sh', text: 'echo typed-by-$((20+22))', submit: true } });
       expect(JSON.parse(text(result))).toMatchObject({ sent: true, submitted: true });
       await screen(home, 'sh', /typed-by-42/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('list_panes shows a title a hook gave (its prompt) with controls escaped and bidi overrides removed', async () => {
+    const up = await home.rpc('workspace.up', { name: 'hooked', layout: 'even_h', panes: [{ cwd: ROOT, command: 'claude', focus: false, env: {} }] });
+    const id = up.surfaces[0].surface_id;
+    const agent = await until(async () => {
+      const s = await home.rpc('surface.status', { surface_id: id });
+      return s.tool === 'claude' && s.pid !== null ? s : null;
+    }, 'the fixture agent');
+    // An OSC 52 clipboard write, a screen clear, a C1 CSI and a right-to-left override.
+    const prompt = 'a\x1b]52;c;cHduZWQ=\x07b\x1b[2Jc\u009b2Jd\u202ee';
+    const frame = { tool: 'claude', session: agent.session, surface_id: id, workspace_id: up.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { prompt } };
+    expect(await home.rpc('ai.prompt_submit', frame)).toEqual({ accepted: true });
+    const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: up.workspace.id });
+    try {
+      const { body } = unfence(text(await client.callTool({ name: 'list_panes', arguments: {} })), 'surface.list', 'workspace');
+      const { panes } = JSON.parse(body) as { panes: Array<{ name: string | null; title: string }> };
+      expect(panes.map((p) => [p.name, p.title])).toEqual([[null, 'a^[]52;c;cHduZWQ=^Gb^[[2Jc\ufffd2Jde']]);
     } finally {
       await client.close();
     }

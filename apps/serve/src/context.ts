@@ -1,6 +1,6 @@
 import type { Endpoints } from '@paneflow/instance';
 import type { Catalog } from '@paneflow/procscan';
-import type { EventFrame } from '@paneflow/protocol';
+import { ErrorCode, HOST_REQUEST_TIMEOUT_MS, RpcError, type EventFrame, type HostMethods, type MethodName, type ParamsOf, type ResultOf } from '@paneflow/protocol';
 import type { ConfigSource } from './config';
 import { notFound } from './errors';
 import type { EventHub } from './events';
@@ -17,6 +17,47 @@ export interface Capabilities {
 export type Unstamped<F> = F extends EventFrame ? Omit<F, 'at_ms'> : never;
 
 /**
+ * How long serve waits for the host's answer: HOST_REQUEST_TIMEOUT_MS, or a positive integer in
+ * `PANEFLOW_SERVE_HOST_TIMEOUT_MS` (read at start, so a test that hangs the host need not wait 10 s).
+ */
+export function hostTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.PANEFLOW_SERVE_HOST_TIMEOUT_MS);
+  return Number.isSafeInteger(given) && given > 0 ? given : HOST_REQUEST_TIMEOUT_MS;
+}
+
+/**
+ * The host as serve's parts call it. A host that is there but does not answer in time (hung,
+ * stopped) is -32010 `host_timeout`, not an internal error: the client may retry, and the caller
+ * must assume the request may still take effect (see `SessionMirror.abandon`).
+ */
+export class HostCalls {
+  constructor(
+    private readonly link: HostLink,
+    readonly timeoutMs: number,
+  ) {}
+
+  async request<M extends MethodName<HostMethods>>(method: M, params: ParamsOf<HostMethods, M>, timeoutMs = this.timeoutMs): Promise<ResultOf<HostMethods, M>> {
+    try {
+      return await this.link.request(method, params, timeoutMs);
+    } catch (error) {
+      // The rpc client's own deadline (-32603 `timeout`); the host never sends that reason.
+      if (error instanceof RpcError && error.reason === 'timeout') {
+        throw new RpcError(ErrorCode.HostUnavailable, `the host did not answer ${method} within ${timeoutMs} ms`, { reason: 'host_timeout' });
+      }
+      throw error;
+    }
+  }
+
+  start(): Promise<void> {
+    return this.link.start();
+  }
+
+  close(): void {
+    this.link.close();
+  }
+}
+
+/**
  * What every part of serve shares: the instance, its settings, the model, one view per host
  * session, the host link and the event hub. It sits at the bottom of serve's imports, so the
  * parts above it never import each other in a circle.
@@ -24,6 +65,7 @@ export type Unstamped<F> = F extends EventFrame ? Omit<F, 'at_ms'> : never;
 export class ServeContext {
   readonly views = new Map<string, View>();
   readonly counters: Record<string, number> = { requests: 0, notifications: 0, notifications_rate_limited: 0, status_changes: 0 };
+  readonly host: HostCalls;
 
   constructor(
     readonly endpoints: Endpoints,
@@ -33,9 +75,11 @@ export class ServeContext {
     readonly catalog: Catalog,
     readonly model: Model,
     readonly events: EventHub,
-    readonly host: HostLink,
+    link: HostLink,
     readonly log: (message: string) => void,
-  ) {}
+  ) {
+    this.host = new HostCalls(link, hostTimeoutMs(process.env));
+  }
 
   publish(frame: Unstamped<EventFrame>): void {
     this.events.publish({ at_ms: Date.now(), ...frame } as EventFrame);

@@ -1,5 +1,6 @@
-import { isHookTool, type HookMethod, type ParamsOf, type PublicMethods } from '@paneflow/protocol';
+import { HOOK_FIELD_LIMITS, isHookTool, type HookMethod, type ParamsOf, type PublicMethods } from '@paneflow/protocol';
 import type { ServeContext } from './context';
+import { invalid } from './errors';
 import type { Reduction } from './status';
 import type { Workspaces } from './workspaces';
 
@@ -17,6 +18,11 @@ export class HookIntake {
   ) {}
 
   accept(method: HookMethod, params: HookParams): { accepted: boolean; reason?: string } {
+    // The schema bounds each text in characters; §7.1's limits are UTF-8 bytes.
+    for (const [field, value] of Object.entries(params.payload)) {
+      const limit = HOOK_FIELD_LIMITS[field];
+      if (typeof value === 'string' && Buffer.byteLength(value) > limit) throw invalid(`'payload/${field}' is over ${limit} bytes`, 'invalid_params', `payload/${field}`);
+    }
     const view = this.ctx.views.get(params.session);
     if (!view) return { accepted: false, reason: 'unknown_session' };
     if (!isHookTool(params.tool)) return { accepted: false, reason: 'unknown_tool' };
@@ -26,24 +32,23 @@ export class HookIntake {
       return { accepted: false, reason: 'stale' };
     }
     const payload = params.payload;
-    const text = (key: string) => (typeof payload[key] === 'string' ? (payload[key] as string) : null);
     hook.revision++;
     hook.pid = pid ?? view.agent?.pid ?? null;
     hook.last_hook = { method, emitted_at_ms: params.emitted_at_ms };
-    hook.provider_session_id = text('session_id') ?? hook.provider_session_id;
-    hook.transcript_path = text('transcript_path') ?? hook.transcript_path;
+    hook.provider_session_id = payload.session_id ?? hook.provider_session_id;
+    hook.transcript_path = payload.transcript_path ?? hook.transcript_path;
     switch (method) {
       case 'ai.prompt_submit':
-        hook.prompt = text('prompt');
+        hook.prompt = payload.prompt ?? null;
         break;
       case 'ai.tool_use':
-        hook.active_tool_name = payload.phase === 'pre' ? text('tool_name') : null;
+        hook.active_tool_name = payload.phase === 'pre' ? (payload.tool_name ?? null) : null;
         break;
       case 'ai.notification':
-        hook.notification_message = text('message') ?? hook.notification_message;
+        hook.notification_message = payload.message ?? hook.notification_message;
         break;
       case 'ai.stop':
-        hook.last_result = text('last_result') ?? hook.last_result;
+        hook.last_result = payload.last_result ?? hook.last_result;
         hook.active_tool_name = null;
         break;
       case 'ai.session_end':

@@ -1,6 +1,6 @@
-import { type Endpoints, ensureHost } from '@paneflow/instance';
-import { ErrorCode, HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods, type Manifest, type MethodName, type ParamsOf, type ResultOf, RpcError } from '@paneflow/protocol';
-import { RpcConnection } from '@paneflow/rpc';
+import { connectHost, type Endpoints, ensureHost } from '@paneflow/instance';
+import { ErrorCode, type HostFrame, type HostMethods, type Manifest, type MethodName, type ParamsOf, type ResultOf, RpcError } from '@paneflow/protocol';
+import type { RpcConnection } from '@paneflow/rpc';
 
 const RECONNECT_MS = 1000;
 
@@ -36,8 +36,7 @@ export class HostLink {
     while (!this.stopped) {
       try {
         await ensureHost(this.endpoints);
-        const connection = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
-        const hello = await connection.request('host.hello', { client: 'paneflow-serve', protocol: HOST_PROTOCOL_VERSION });
+        const { connection, hello } = await connectHost(this.endpoints, 'paneflow-serve');
         const { sessions } = await connection.request('session.list', {});
         this.instance = hello.instance;
         this.connection = connection;

@@ -1,10 +1,32 @@
-import { BUILD_ID, daemonMain, ensureServe, serveStatus, takeOwnership } from '@paneflow/instance';
-import { processStartTime } from '@paneflow/proc';
+import { BUILD_ID, daemonMain, ensureServe, LockFile, readJson, serveStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
+import { isSameProcess } from '@paneflow/proc';
 import { runtimeCatalog } from '@paneflow/procscan';
-import type { PublicMethods } from '@paneflow/protocol';
-import { call } from '@paneflow/rpc';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigSource, configPath } from './config';
 import { Serve } from './serve';
+
+/** How long a SIGTERM or SIGINT lets requests and streams drain, unless `stop` asked for another time. */
+const SIGNAL_DRAIN_MS = 1000;
+
+/**
+ * `stop --drain-ms` leaves its drain time here, for the serve it names, before it sends SIGTERM:
+ * a signal carries no value, and only the owner of the home can write the file.
+ */
+const stopRequestPath = (home: string) => join(home, 'serve', 'stop-request.json');
+
+function requestedDrainMs(home: string): number {
+  const path = stopRequestPath(home);
+  let request: { pid?: unknown; drain_ms?: unknown } | undefined;
+  try {
+    request = readJson(path);
+  } catch {
+    request = undefined; // unreadable: the default
+  }
+  rmSync(path, { force: true });
+  const drainMs = request?.drain_ms;
+  return request?.pid === process.pid && Number.isSafeInteger(drainMs) && (drainMs as number) >= 0 ? (drainMs as number) : SIGNAL_DRAIN_MS;
+}
 
 const USAGE = `usage: paneflow-serve [--home DIR] <command>
 
@@ -40,7 +62,8 @@ daemonMain({
         owner.release();
         fail(`cannot start: ${(error as Error).message}`);
       }
-      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void serve.shutdown(1000));
+      process.on('SIGTERM', () => void serve.shutdown(requestedDrainMs(endpoints.home)));
+      process.on('SIGINT', () => void serve.shutdown(SIGNAL_DRAIN_MS));
       process.on('SIGHUP', () => undefined);
       log(`serving ${endpoints.home} on ${endpoints.publicSocket} (scripting ${capabilities.scripting}, orchestration ${capabilities.orchestration})`);
     },
@@ -55,14 +78,21 @@ daemonMain({
     },
     stop: {
       flags: { 'drain-ms': 'integer' },
+      // Not over the socket (serve.shutdown is gated like orchestration): SIGTERM, which only the
+      // user (or root) can send, to the process that holds serve's owner.lock, known by its pid
+      // and start time so that a recycled pid is never signalled.
       async run({ endpoints, flags, fail }) {
         const drainMs = (flags['drain-ms'] as number | undefined) ?? 5000;
-        const status = await serveStatus(endpoints);
-        if (!status) fail(`no serve runs for ${endpoints.home}`);
-        await call<PublicMethods, 'serve.shutdown'>(endpoints.publicSocket, 'serve.shutdown', { drain_ms: drainMs });
+        const holder = new LockFile(join(endpoints.home, 'serve', 'owner.lock')).holder();
+        if (!holder || !isSameProcess(holder.pid, holder.started_at)) return fail(`no serve runs for ${endpoints.home}`);
+        writeJsonAtomic(stopRequestPath(endpoints.home), { pid: holder.pid, drain_ms: drainMs });
+        process.kill(holder.pid, 'SIGTERM');
         const deadline = Date.now() + drainMs + 5000;
-        while (processStartTime(status!.pid) !== null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        process.stdout.write(JSON.stringify({ stopped: true, pid: status!.pid }) + '\n');
+        while (isSameProcess(holder.pid, holder.started_at)) {
+          if (Date.now() > deadline) fail(`serve (pid ${holder.pid}) is still running ${drainMs + 5000} ms after SIGTERM`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        process.stdout.write(JSON.stringify({ stopped: true, pid: holder.pid }) + '\n');
       },
     },
   },

@@ -1,4 +1,4 @@
-import { leaves, splitPane, SURFACE_CHANGED_MS, type HostFrame, type Manifest } from '@paneflow/protocol';
+import { ErrorCode, leaves, RpcError, splitPane, SURFACE_CHANGED_MS, type HostFrame, type Manifest } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import type { Readiness } from './prompts';
 import type { Restorer } from './restore';
@@ -7,6 +7,9 @@ import { agentFrom, applyState, viewFromManifest, type View } from './views';
 import type { Workspaces } from './workspaces';
 
 type SessionFrame = Extract<HostFrame, { session: string }>;
+
+/** Stopping a session's process tree may take the host a while (TERM, then KILL). */
+const STOP_TIMEOUT_MS = 15_000;
 
 /**
  * Serve's picture of the host's sessions, kept from `agent.follow`: one view per session, each
@@ -17,6 +20,13 @@ export class SessionMirror {
   /** Sessions this serve is creating: their frames wait for the view, no adoption. */
   private readonly creating = new Set<string>();
   private readonly heldFrames = new Map<string, SessionFrame[]>();
+  /**
+   * Sessions whose creation was reported as failed while the host may still make them (it did
+   * not answer in time, or the link dropped): whenever the host shows one, it is stopped and
+   * removed, never adopted.
+   */
+  private readonly abandoned = new Set<string>();
+  private readonly discarding = new Set<string>();
   private readonly surfaceTimers = new Map<number, NodeJS.Timeout>();
   private readonly surfaceSentAt = new Map<number, number>();
 
@@ -29,9 +39,13 @@ export class SessionMirror {
   ) {}
 
   /** A (re)connection to the host: its full list of sessions is the truth about what exists. */
-  rebuild(manifests: Manifest[]): void {
+  rebuild(all: Manifest[]): void {
     const { model, views } = this.ctx;
-    const present = new Set(manifests.map((m) => m.session));
+    const present = new Set(all.map((m) => m.session));
+    // The full list is the truth: an abandoned session it lacks can no longer appear.
+    for (const session of this.abandoned) if (!present.has(session)) this.abandoned.delete(session);
+    const manifests = all.filter((m) => !this.abandoned.has(m.session));
+    for (const manifest of all) if (this.abandoned.has(manifest.session)) this.discard(manifest.session);
     for (const manifest of manifests) {
       const existing = views.get(manifest.session);
       const view = viewFromManifest(manifest, model.entries.get(manifest.session));
@@ -95,6 +109,34 @@ export class SessionMirror {
   }
 
   /**
+   * Gives up a session being created: the client hears that it failed, so nothing may be left.
+   * One the host has made (`made`, or frames came for it) is stopped and removed now; one it may
+   * still make is when it shows (`hold`, a snapshot, a rebuild).
+   */
+  abandon(session: string, made: boolean): void {
+    this.abandoned.add(session);
+    if (made || this.heldFrames.has(session)) this.discard(session);
+  }
+
+  private discard(session: string): void {
+    if (this.discarding.has(session)) return;
+    this.discarding.add(session);
+    const { host } = this.ctx;
+    void host
+      .request('session.stop', { session }, STOP_TIMEOUT_MS)
+      .then(() => host.request('session.remove', { session }))
+      .then(
+        () => this.abandoned.delete(session),
+        (error: Error) => {
+          if (error instanceof RpcError && error.code === ErrorCode.NotFound) this.abandoned.delete(session);
+          // Still there (the host hung again): its next frame tries again.
+          else this.ctx.log(`removing abandoned session ${session}: ${error.message}`);
+        },
+      )
+      .finally(() => this.discarding.delete(session));
+  }
+
+  /**
    * A new view from a manifest, then the frames that came for it meanwhile — only those newer
    * than the manifest (`frame_seq`): every frame is absolute state, and an older one would undo it.
    */
@@ -116,6 +158,7 @@ export class SessionMirror {
   onHostFrame(frame: HostFrame): void {
     if (frame.type === 'snapshot') {
       for (const state of frame.sessions) {
+        if (this.abandoned.has(state.session)) this.discard(state.session);
         const view = this.ctx.views.get(state.session);
         if (!view) continue;
         applyState(view, state, Date.now());
@@ -124,6 +167,7 @@ export class SessionMirror {
       return;
     }
     if (frame.type === 'removed') {
+      this.abandoned.delete(frame.session);
       this.forget(frame.session);
       const pane = this.ctx.model.paneBySession(frame.session);
       if (pane) this.workspaces.closePane(pane, true);
@@ -202,6 +246,10 @@ export class SessionMirror {
    * created — waits, in order, until the view exists; nothing the host says is lost.
    */
   private hold(frame: SessionFrame) {
+    if (this.abandoned.has(frame.session)) {
+      this.discard(frame.session);
+      return;
+    }
     const held = this.heldFrames.get(frame.session);
     if (held) {
       held.push(frame);

@@ -1,5 +1,5 @@
 import { resolveAgent } from '@paneflow/procscan';
-import type { ManagedWorktree } from '@paneflow/protocol';
+import { RpcError, type HostMethods, type ManagedWorktree, type ResultOf } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
 import type { ServeContext } from './context';
 import { invalid } from './errors';
@@ -12,6 +12,9 @@ import { teardownWorktree } from './worktrees';
 
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
+
+/** The host gave no answer (it timed out, or the link dropped): what was asked may still happen. */
+const unanswered = (error: unknown) => error instanceof RpcError && (error.reason === 'host_timeout' || error.reason === 'host_unavailable');
 
 export interface PaneSpec {
   cwd: string;
@@ -43,18 +46,29 @@ export class Panes {
     const session = randomUUID();
     this.mirror.expect(session);
     try {
-      await ctx.host.request('session.create', {
-        session,
-        workspace_id: workspace.id,
-        surface_id: surfaceId,
-        name: spec.name ?? null,
-        cwd: spec.cwd,
-        ...(command ? { command } : {}),
-        env: { ...ctx.config.current.terminal_env, ...spec.env },
-        ...(runtime && runtime.environment.strip_inherited.length > 0 ? { env_remove: runtime.environment.strip_inherited } : {}),
-        cols: DEFAULT_COLS,
-        rows: DEFAULT_ROWS,
-      });
+      let made = false;
+      let manifest: ResultOf<HostMethods, 'session.inspect'>;
+      try {
+        await ctx.host.request('session.create', {
+          session,
+          workspace_id: workspace.id,
+          surface_id: surfaceId,
+          name: spec.name ?? null,
+          cwd: spec.cwd,
+          ...(command ? { command } : {}),
+          env: { ...ctx.config.current.terminal_env, ...spec.env },
+          ...(runtime && runtime.environment.strip_inherited.length > 0 ? { env_remove: runtime.environment.strip_inherited } : {}),
+          cols: DEFAULT_COLS,
+          rows: DEFAULT_ROWS,
+        });
+        made = true;
+        manifest = await ctx.host.request('session.inspect', { session });
+      } catch (error) {
+        // The client hears that this failed, so no session of it may stay: one the host made, or
+        // may still make once it answers after all, is removed instead of becoming a pane.
+        if (made || unanswered(error)) this.mirror.abandon(session, made);
+        throw error;
+      }
       const pane: PaneRecord = {
         surface_id: surfaceId,
         session,
@@ -67,7 +81,6 @@ export class Panes {
         managed_worktree: spec.managed_worktree ?? null,
       };
       ctx.model.addPane(pane);
-      const manifest = await ctx.host.request('session.inspect', { session });
       this.mirror.addView(viewFromManifest(manifest, undefined), manifest.frame_seq);
       if (spec.prompt) this.readiness.prefill(session, spec.prompt);
       ctx.model.changed();

@@ -1,6 +1,6 @@
 import type { Endpoints } from '@paneflow/instance';
 import type { Catalog } from '@paneflow/procscan';
-import { MAX_CONNECTIONS, PublicMethods, REQUEST_DEADLINE_MS } from '@paneflow/protocol';
+import { MAX_CONNECTIONS, MAX_SUBSCRIBERS, PublicMethods, REQUEST_DEADLINE_MS } from '@paneflow/protocol';
 import { RpcServer } from '@paneflow/rpc';
 import { join } from 'node:path';
 import type { ConfigSource } from './config';
@@ -76,6 +76,7 @@ export class Serve {
       handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts) },
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
+      maxStreams: MAX_SUBSCRIBERS,
       lineDeadlineMs: REQUEST_DEADLINE_MS,
       log,
     });

@@ -1,10 +1,16 @@
-import { leaves, removePane, type Scope, type SurfaceEntry, type WorkspaceEntry } from '@paneflow/protocol';
+import { leaves, nameFault, removePane, type Scope, type SurfaceEntry, type WorkspaceEntry } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import type { ServeContext } from './context';
 import { invalid, outsideScope } from './errors';
 import type { PaneRecord, WorkspaceRecord } from './model';
 import { paneTitle } from './views';
+
+/** Names are printed into terminals: one with a control character is refused before anything changes. */
+function refuseControls(name: string): void {
+  const fault = nameFault(name);
+  if (fault) throw invalid(`name ${fault}`, 'control_character', 'name');
+}
 
 /**
  * The workspace model's own rules and events: entries as clients see them, names, scope, and the
@@ -56,6 +62,7 @@ export class Workspaces {
   }
 
   create(name: string): WorkspaceRecord {
+    refuseControls(name);
     const workspace: WorkspaceRecord = { id: randomUUID(), name, layout: null, focus: null };
     this.ctx.model.workspaces.push(workspace);
     return workspace;
@@ -109,9 +116,10 @@ export class Workspaces {
     if (workspace) this.changed(workspace);
   }
 
-  /** Pane names are unique in the home, case-insensitively. */
+  /** Pane names are unique in the home, case-insensitively, and hold no control character. */
   checkName(name: string | null | undefined, except?: number): void {
     if (!name) return;
+    refuseControls(name);
     for (const pane of this.ctx.model.allPanes()) {
       if (pane.surface_id !== except && pane.name?.toLowerCase() === name.toLowerCase()) {
         throw invalid(`the name '${name}' is used by surface ${pane.surface_id}`, 'name_taken', 'name');

@@ -1,13 +1,14 @@
 // A face's one way out (REFERENCE.md §1.4): the workspace model, status and events from serve's
 // public socket; terminal bytes straight from the host (attach, output, user input, resize), so
 // a serve restart never interrupts a terminal. The desktop (Electron's main process and the
-// browser test harness) and `paneflow attach` use it.
+// browser test harness) and `paneflow attach` use it. It connects only to sockets that are the
+// user's own (checkSocketPath), and says hello to the host with the host's secret.
+import { callChecked, connectChecked, connectHost } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf } from '@paneflow/protocol/schema';
-import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
-import { call, RpcConnection } from '@paneflow/rpc/client';
+import type { RpcConnection } from '@paneflow/rpc/client';
 
 /** How long a lost output stream waits before it attaches again. */
 export const REATTACH_MS = 500;
@@ -38,7 +39,7 @@ export class InstanceClient {
 
   /** One request to serve. */
   request(method: string, params: unknown): Promise<unknown> {
-    return call<PublicMethods, MethodName<PublicMethods>>(this.endpoints.publicSocket, method as MethodName<PublicMethods>, params as never);
+    return callChecked<PublicMethods, MethodName<PublicMethods>>(this.endpoints.publicSocket, method as MethodName<PublicMethods>, params as never);
   }
 
   /**
@@ -51,7 +52,7 @@ export class InstanceClient {
     onEnd: (id: number) => void,
   ): Promise<number> {
     const id = this.nextId++;
-    const connection = await RpcConnection.connect<PublicMethods>(this.endpoints.publicSocket);
+    const connection = await connectChecked<PublicMethods>(this.endpoints.publicSocket);
     connection.onFrame((frame) => onFrame(id, frame));
     connection.onClose(() => {
       if (this.subscriptions.delete(id)) onEnd(id);
@@ -76,11 +77,10 @@ export class InstanceClient {
   private hostConnection(): Promise<RpcConnection<HostMethods>> {
     if (!this.host) {
       const opening = (async () => {
-        const connection = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
+        const { connection } = await connectHost(this.endpoints, 'desktop');
         connection.onClose(() => {
           if (this.host === opening) this.host = null;
         });
-        await connection.request('host.hello', { client: 'desktop', protocol: HOST_PROTOCOL_VERSION });
         return connection;
       })();
       this.host = opening;
@@ -128,10 +128,9 @@ export class InstanceClient {
       const mine = attempt;
       try {
         const host = await this.hostConnection();
-        stream = await RpcConnection.connect<HostMethods>(this.endpoints.hostSocket);
-        const own = stream;
+        const { connection: own, hello } = await connectHost(this.endpoints, 'desktop-mirror');
+        stream = own;
         own.onClose(() => retry(mine));
-        const hello = await own.request('host.hello', { client: 'desktop-mirror', protocol: HOST_PROTOCOL_VERSION });
         // Another host instance: the session is gone with the old one, unless it was restarted there.
         replaced = instance !== null && hello.instance !== instance;
         const begin = await host.request('session.attach', { session });

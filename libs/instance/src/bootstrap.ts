@@ -3,9 +3,10 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostMethods } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
-import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
-import { call, RpcConnection, UnreachableError } from '@paneflow/rpc/client';
+import { RpcConnection, UnreachableError } from '@paneflow/rpc/client';
+import { callChecked, connectHost } from './connect';
 import { prepareRuntimeDir, type Endpoints } from './endpoints';
+import { rotateLogIfFull } from './files';
 import { LockFile } from './lock';
 import { programCommand } from './programs';
 
@@ -21,28 +22,22 @@ export interface DaemonInfo {
 
 /** The host's `host.status` when one answers at these endpoints, else null. */
 export async function hostStatus(endpoints: Endpoints, client: string) {
-  let connection: RpcConnection<HostMethods>;
+  let connection: RpcConnection<HostMethods> | null = null;
   try {
-    connection = await RpcConnection.connect<HostMethods>(endpoints.hostSocket, { timeoutMs: 2000 });
-  } catch (error) {
-    if (error instanceof UnreachableError) return null;
-    throw error;
-  }
-  try {
-    await connection.request('host.hello', { client, protocol: HOST_PROTOCOL_VERSION });
+    ({ connection } = await connectHost(endpoints, client, { timeoutMs: 2000 }));
     return await connection.request('host.status', {});
   } catch (error) {
     if (error instanceof UnreachableError) return null;
     throw error;
   } finally {
-    connection.close();
+    connection?.close();
   }
 }
 
 /** serve's `serve.status` when it answers on the public socket, else null. */
 export async function serveStatus(endpoints: Endpoints) {
   try {
-    return await call<PublicMethods, 'serve.status'>(endpoints.publicSocket, 'serve.status', {}, { timeoutMs: 2000 });
+    return await callChecked<PublicMethods, 'serve.status'>(endpoints.publicSocket, 'serve.status', {}, { timeoutMs: 2000 });
   } catch (error) {
     if (error instanceof UnreachableError) return null;
     throw error;
@@ -60,7 +55,8 @@ interface Daemon {
 /**
  * Ensures one daemon of this home runs (REFERENCE.md §1.2, §1.3): under `<name>/bootstrap.lock`,
  * adopt one that answers, else spawn it detached (own session, stdin and stdout to null, stderr
- * to `<name>/<name>.log`) and wait up to 10 s for it to answer.
+ * appending to `<name>/<name>.log`, which the daemon's own `log` rotates) and wait up to 10 s for
+ * it to answer.
  */
 async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<DaemonInfo> {
   const dir = join(endpoints.home, daemon.name);
@@ -76,6 +72,8 @@ async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<Daemo
     }
     const logPath = join(dir, `${daemon.name}.log`);
     const log = openSync(logPath, 'a', 0o600);
+    // A daemon that fails at start never logs through its rotating `log`: its failures are capped here.
+    rotateLogIfFull(logPath, log);
     const [program, ...args] = daemon.command;
     const child = spawn(program, [...args, '--home', endpoints.home, daemon.name === 'host' ? 'serve' : 'run'], {
       detached: true,

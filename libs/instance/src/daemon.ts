@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { fstatSync, mkdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRuntimeDir, resolveEndpoints, type Endpoints } from './endpoints';
+import { clipForLog, rotateLogIfFull } from './files';
 import { LockFile } from './lock';
 
 /**
@@ -29,8 +30,7 @@ export function daemonMain(spec: DaemonSpec, argv = process.argv.slice(2)): void
     process.stderr.write(`${spec.program}: ${message}\n`);
     process.exit(code);
   };
-  const short = spec.program.slice('paneflow-'.length);
-  const log = (message: string) => process.stderr.write(`${new Date().toISOString()} [${short} ${process.pid}] ${message}\n`);
+  const short = spec.program.slice('paneflow-'.length) as 'host' | 'serve';
   // Whether a flag takes a value is the same in every command that has it.
   const kinds = new Map(Object.values(spec.commands).flatMap((c) => ('flags' in c ? Object.entries(c.flags) : [])));
   let home: string | undefined;
@@ -65,7 +65,43 @@ export function daemonMain(spec: DaemonSpec, argv = process.argv.slice(2)): void
   for (const name of Object.keys(flags)) if (!accepted[name]) fail(`--${name} goes with another command\n${spec.usage}`, 2);
   const endpoints = resolveEndpoints(home ? { ...process.env, PANEFLOW_HOME: home } : process.env);
   const run = 'run' in command ? command.run : command;
+  const log = daemonLog(short, join(endpoints.home, short, `${short}.log`));
   Promise.resolve(run({ endpoints, flags, fail, log })).catch((error) => fail(error instanceof Error ? error.message : String(error)));
+}
+
+/**
+ * A daemon's log: timestamped lines, each message clipped (`clipForLog`), on its stderr. A
+ * detached daemon's stderr is `<home>/<name>/<name>.log`, opened for appending by
+ * `ensureDaemon`, so that what Node itself prints (an uncaught exception, a fatal error) lands
+ * there too. A process cannot reopen its stderr, so the log is rotated by copy and truncate
+ * (`rotateLogIfFull` with fd 2) once it reaches the cap; a stderr that is not that file (a
+ * terminal, a pipe) is left alone.
+ */
+function daemonLog(short: 'host' | 'serve', path: string): (message: string) => void {
+  let toFile: boolean | undefined;
+  return (message) => {
+    const line = `${new Date().toISOString()} [${short} ${process.pid}] ${clipForLog(message)}\n`;
+    toFile ??= isFile(2);
+    if (!toFile) {
+      process.stderr.write(line);
+      return;
+    }
+    // A full or read-only disk loses log lines; it must not take the daemon down.
+    try {
+      writeSync(2, line);
+      rotateLogIfFull(path, 2);
+    } catch {
+      // nowhere left to say it
+    }
+  };
+}
+
+function isFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**

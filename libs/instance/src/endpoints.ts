@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Where one instance keeps its state and its sockets (REFERENCE.md §1.1). */
 export interface Endpoints {
@@ -58,13 +58,48 @@ export function checkPrivateDirectory(path: string, uid: number = process.getuid
   if (mode & 0o077) throw new UnsafeDirectoryError(path, `mode ${mode.toString(8).padStart(4, '0')}, must be 0700`);
 }
 
-/** Creates the runtime directory (and its `h-…` child) with mode 0700, then checks each level. */
+/** The directories that keep other users from a socket directory: it, and the runtime dir above an `h-…` one. */
+function guardingDirectories(dir: string): string[] {
+  return /^h-[0-9a-f]{12}$/.test(basename(dir)) ? [dirname(dir), dir] : [dir];
+}
+
+/**
+ * Creates the runtime directory (and its `h-…` child) with mode 0700, then checks each level and
+ * the directories of both sockets (which PANEFLOW_SOCKET_PATH or PANEFLOW_HOST_ENDPOINT may put
+ * elsewhere): a daemon never listens where its clients would refuse to connect.
+ */
 export function prepareRuntimeDir(endpoints: Endpoints, uid: number = process.getuid!()): void {
-  const levels = [endpoints.runtimeDir];
-  const parent = resolve(endpoints.runtimeDir, '..');
-  if (/^h-[0-9a-f]{12}$/.test(endpoints.runtimeDir.slice(parent.length + 1))) levels.unshift(parent);
-  for (const dir of levels) {
+  // Level by level, so that nothing is created inside a directory that is refused.
+  for (const dir of guardingDirectories(endpoints.runtimeDir)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     checkPrivateDirectory(dir, uid);
   }
+  for (const socket of [endpoints.publicSocket, endpoints.hostSocket]) {
+    for (const dir of guardingDirectories(dirname(socket))) checkPrivateDirectory(dir, uid);
+  }
+}
+
+export class UnsafeSocketError extends Error {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
+    super(`refusing socket ${path}: ${why}`);
+    this.name = 'UnsafeSocketError';
+  }
+}
+
+/**
+ * What every client checks before it connects: the directories that guard the socket are private
+ * to `uid` (checkPrivateDirectory), and the socket file is a socket owned by `uid`. Node cannot
+ * read a peer's credentials (SO_PEERCRED), so the file's owner stands for the server's; the
+ * private directory is what keeps anyone else from putting a socket there, or swapping it after
+ * this check. A missing directory or socket throws lstat's ENOENT: nothing listens there.
+ */
+export function checkSocketPath(path: string, uid: number = process.getuid!()): void {
+  for (const dir of guardingDirectories(dirname(path))) checkPrivateDirectory(dir, uid);
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) throw new UnsafeSocketError(path, 'it is a symbolic link');
+  if (!stat.isSocket()) throw new UnsafeSocketError(path, 'it is not a socket');
+  if (stat.uid !== uid) throw new UnsafeSocketError(path, `it is owned by uid ${stat.uid}, not ${uid}`);
 }

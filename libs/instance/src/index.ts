@@ -1,4 +1,5 @@
 export * from './endpoints';
+export * from './connect';
 export * from './files';
 export * from './lock';
 export * from './programs';

@@ -7,6 +7,7 @@ export const ErrorCode = {
   InternalError: -32603,
   Backpressure: -32000,
   Permission: -32001,
+  /** `data.reason` says which: `host_unavailable` (no host) or `host_timeout` (a host that did not answer in time). */
   HostUnavailable: -32010,
   /** The target's state refuses the request now (`agent_busy`); an addition to REFERENCE.md §2.2. */
   StateConflict: -32030,

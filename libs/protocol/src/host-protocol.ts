@@ -151,7 +151,22 @@ const CreateParams = Type.Object(
 const CreateResult = Type.Object({ session: Uuid, generation: Type.Integer(), pid: Type.Integer() });
 
 export const HostMethods = {
-  'host.hello': method(Type.Object({ client: Type.String({ minLength: 1 }), protocol: Type.Integer() }, closed), HelloResult),
+  'host.hello': method(
+    Type.Object(
+      {
+        client: Type.String({ minLength: 1 }),
+        protocol: Type.Integer(),
+        /**
+         * The content of `<home>/host/secret` (0600, new at each host start). Required: optional
+         * here only so that a hello without it reaches the host's check, which refuses it (-32001)
+         * and closes the connection.
+         */
+        secret: Type.Optional(Type.String()),
+      },
+      closed,
+    ),
+    HelloResult,
+  ),
   'host.status': method(
     Empty,
     Type.Intersect([

@@ -7,6 +7,13 @@
 export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
 /** Concurrent connections on the public socket; the next gets -32000. */
 export const MAX_CONNECTIONS = 64;
+/**
+ * Of those, how many may hold a stream (`events.subscribe`); the next subscriber gets -32000. The
+ * rest stay free for one-shot requests (the CLI, hooks, the MCP bridge).
+ */
+export const MAX_SUBSCRIBERS = 48;
+/** A request serve makes of the host that has no answer within this fails with -32010 `host_timeout`. */
+export const HOST_REQUEST_TIMEOUT_MS = 10_000;
 /** A connection that has not sent a complete line within this is closed. */
 export const REQUEST_DEADLINE_MS = 10_000;
 /** Frames queued per event subscriber before newer ones are counted and dropped. */
@@ -33,3 +40,6 @@ export const READY_DEADLINE_MS = 30_000;
 
 /** Scrollback lines a checkpoint carries at most. */
 export const CHECKPOINT_SCROLLBACK_MAX = 10_000;
+
+/** The largest pid Linux hands out (`pid_max` can be at most 2^22). */
+export const PID_MAX = 4_194_304;

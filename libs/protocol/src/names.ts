@@ -22,3 +22,24 @@ export function matchName<T extends Named>(surfaces: T[], name: string): { match
   }
   return null;
 }
+
+/** A name is a label for a person and a selector for a script: a line of a sidebar, not a document. */
+export const MAX_NAME_CHARS = 128;
+
+// C0 controls, DEL and C1 controls: a name is printed into terminals (ps, attach, titles), where
+// any of them could start an escape sequence.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why `name` cannot be a pane or workspace name, or null when it can. The reason names the
+ * character by code point and never quotes the name: echoing it would print what is refused.
+ */
+export function nameFault(name: string): string | null {
+  const length = [...name].length;
+  if (length > MAX_NAME_CHARS) return `has ${length} characters; names may have at most ${MAX_NAME_CHARS}`;
+  const at = name.search(CONTROL);
+  if (at < 0) return null;
+  const code = name.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0');
+  return `holds the control character U+${code} (at character ${[...name.slice(0, at)].length + 1}); names may not hold control characters`;
+}

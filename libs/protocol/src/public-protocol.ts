@@ -1,12 +1,13 @@
 import Type from 'typebox';
 import { EVENT_TYPES, type EventType } from './events';
-import { HOOK_METHODS, type HookMethod } from './hooks';
+import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
+import { PID_MAX } from './limits';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
 import { SessionRow, StatusObject } from './status';
-import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
+import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, Uuid } from './wire';
 
 /**
  * The public protocol on `paneflow.sock` (REFERENCE.md §2): one request per connection except
@@ -19,16 +20,41 @@ const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Litera
 const SurfaceTarget = { surface_id: SurfaceId };
 const Restarted = Type.Object({ surface_id: SurfaceId, session: Uuid, generation: Type.Integer(), mode: RestartMode, restart: RestartAttempt });
 
-/** The metadata one hook event carries (§7.1). */
+/**
+ * What a hook keeps of its event (§7.1): the texts of HOOK_FIELD_LIMITS, each at most its limit
+ * (counted here in characters; serve also counts the UTF-8 bytes), and the markers the hook adds.
+ */
+const hookText = (field: string) => Type.Optional(Type.String({ maxLength: HOOK_FIELD_LIMITS[field] }));
+const HookPayload = Type.Object(
+  {
+    session_id: hookText('session_id'),
+    cwd: hookText('cwd'),
+    summary: hookText('summary'),
+    transcript_path: hookText('transcript_path'),
+    prompt: hookText('prompt'),
+    tool_name: hookText('tool_name'),
+    notification_type: hookText('notification_type'),
+    message: hookText('message'),
+    last_result: hookText('last_result'),
+    agent_id: hookText('agent_id'),
+    phase: Type.Optional(Type.Union([Type.Literal('pre'), Type.Literal('post'), Type.Literal('start'), Type.Literal('stop')])),
+    source: Type.Optional(Type.Literal('interrupt')),
+    exit_code: Type.Optional(nullable(Type.Integer({ minimum: -(2 ** 31), maximum: 2 ** 31 - 1 }))),
+  },
+  closed,
+);
+
+/** The metadata one hook event carries (§7.1); every field bounded, since anything local may send one. */
 const HookParams = Type.Object(
   {
-    tool: Type.String(),
-    session: Type.String(),
+    /** Not only `claude`/`codex`: serve answers `unknown_tool` for another name. */
+    tool: Type.String({ maxLength: 64 }),
+    session: Uuid,
     surface_id: Type.Optional(SurfaceId),
-    workspace_id: Type.Optional(Type.String()),
-    pid: Type.Optional(nullable(Type.Integer())),
-    emitted_at_ms: TimeMs,
-    payload: Type.Record(Type.String(), Type.Unknown()),
+    workspace_id: Type.Optional(Uuid),
+    pid: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: PID_MAX }))),
+    emitted_at_ms: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    payload: HookPayload,
   },
   closed,
 );
@@ -71,6 +97,11 @@ export const PublicMethods = {
       capabilities: Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean() }),
       /** What the faces need of the config: no animation when `reduce_motion`; attach's prefix key and notifications. */
       presentation: Type.Object({ reduce_motion: Type.Boolean(), attach: Type.Object({ prefix: Type.String(), notifications: Type.Boolean() }) }),
+      /**
+       * `degraded` while serve cannot save what changes (the home cannot be written): each
+       * problem in a sentence. An addition to REFERENCE.md §2.3.
+       */
+      health: Type.Object({ state: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]), problems: Type.Array(Type.String()) }),
     }),
   ),
   'serve.shutdown': method(Type.Object({ drain_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Empty),

@@ -92,6 +92,11 @@ export interface ServerOptions<T extends MethodTable> {
   maxLineBytes?: number;
   /** Connections beyond this get a -32000 error and are closed. */
   maxConnections?: number;
+  /**
+   * Connections that may hold a stream (a `StreamReply`) at once, so that one-shot requests keep
+   * room under `maxConnections`; a stream past it is refused with -32000 instead of starting.
+   */
+  maxStreams?: number;
   /** A connection that leaves a request unfinished this long is closed. */
   lineDeadlineMs?: number;
   /** A method that must succeed on a connection before any other is accepted. */
@@ -101,6 +106,7 @@ export interface ServerOptions<T extends MethodTable> {
 
 const SERVED = Symbol('served');
 const FIRST_DONE = 'rpc.firstDone';
+const MAX_ID_CHARS = 128;
 /** The first request's answer while it is being made. */
 const FIRST_PENDING = 'rpc.firstPending';
 
@@ -115,6 +121,7 @@ export class RpcServer<T extends MethodTable> {
   });
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly streams = new Set<Connection>();
   private path: string | null = null;
 
   constructor(private readonly options: ServerOptions<T>) {
@@ -245,7 +252,18 @@ export class RpcServer<T extends MethodTable> {
       return;
     }
     const candidate = request as Partial<JSONRPCRequest>;
-    const id = candidate && typeof candidate === 'object' && 'id' in candidate ? (candidate.id ?? null) : null;
+    const rawId: unknown = candidate && typeof candidate === 'object' ? candidate.id : undefined;
+    // JSON-RPC 2.0 ids are strings, numbers or null; any other id cannot be echoed back.
+    if (rawId !== undefined && rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
+      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: id must be a string, a number or null' } });
+      return;
+    }
+    // An id is echoed in the answer: a long one would make the server write what it was sent.
+    if (typeof rawId === 'string' && rawId.length > MAX_ID_CHARS) {
+      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `invalid request: a string id may have at most ${MAX_ID_CHARS} characters` } });
+      return;
+    }
+    const id = (rawId ?? null) as JSONRPCResponse['id'];
     if (
       !candidate ||
       typeof candidate !== 'object' ||
@@ -253,10 +271,19 @@ export class RpcServer<T extends MethodTable> {
       typeof candidate.method !== 'string' ||
       (candidate.params !== undefined && (typeof candidate.params !== 'object' || candidate.params === null || Array.isArray(candidate.params)))
     ) {
-      reply({ jsonrpc: '2.0', id: typeof id === 'object' ? null : id, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}' } });
+      reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}' } });
       return;
     }
     this.dispatch(candidate as JSONRPCRequest, id, connection, reply);
+  }
+
+  /** Counts `connection` as streaming, unless that would pass `maxStreams`. */
+  private admitStream(connection: Connection): boolean {
+    if (this.streams.has(connection)) return true;
+    if (this.streams.size >= (this.options.maxStreams ?? Infinity)) return false;
+    this.streams.add(connection);
+    connection.onClose(() => this.streams.delete(connection));
+    return true;
   }
 
   private dispatch(candidate: JSONRPCRequest, id: JSONRPCResponse['id'], connection: Connection, reply: (response: JSONRPCResponse | null) => void) {
@@ -289,6 +316,15 @@ export class RpcServer<T extends MethodTable> {
           if (candidate.method === first) connection.state.set(FIRST_DONE, true);
           const result = response.result;
           if (result instanceof StreamReply) {
+            if (!this.admitStream(connection)) {
+              const max = this.options.maxStreams;
+              reply({
+                jsonrpc: '2.0',
+                id,
+                error: { code: ErrorCode.Backpressure, message: `too many subscribers: at most ${max} connections may stream at once; try again when one closes`, data: { reason: 'too_many_subscribers' } },
+              });
+              return;
+            }
             connection.send({ ...response, result: result.result });
             result.start();
             return;

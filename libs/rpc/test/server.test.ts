@@ -123,6 +123,32 @@ describe('what a client must not send', () => {
     client.destroy();
   });
 
+  test.each([
+    ['an object', '{"n":1}'],
+    ['an array', '[1]'],
+    ['true', 'true'],
+    ['false', 'false'],
+  ])('%s as the id is -32600 with id null, and the handler never runs', async (_what, id) => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write(`{"jsonrpc":"2.0","id":${id},"method":"record","params":{"n":1}}\n{"jsonrpc":"2.0","id":"s","method":"ping"}\n`);
+    expect(await client.line(0)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: id must be a string, a number or null' } });
+    expect(await client.line(1)).toMatchObject({ id: 's', result: { pong: true } });
+    expect(seen).toEqual([]);
+    client.destroy();
+  });
+
+  test('a string id of 128 characters is echoed; a longer one is -32600 with id null, never written back', async () => {
+    const { path } = await start();
+    const client = rawClient(path);
+    client.write(`{"jsonrpc":"2.0","id":"${'i'.repeat(128)}","method":"ping"}\n{"jsonrpc":"2.0","id":"${'i'.repeat(100_000)}","method":"record","params":{"n":1}}\n`);
+    const answers = await Promise.all([client.line(0), client.line(1)]);
+    expect(answers).toContainEqual({ jsonrpc: '2.0', id: 'i'.repeat(128), result: { pong: true } });
+    expect(answers).toContainEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: a string id may have at most 128 characters' } });
+    expect(seen).toEqual([]);
+    client.destroy();
+  });
+
   test('a batch is -32600', async () => {
     const { path } = await start();
     const client = rawClient(path);
@@ -213,6 +239,27 @@ describe('one request per connection', () => {
     held.forEach((c) => c.destroy());
     await waitFor(() => server.connectionCount === 0);
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+});
+
+describe('streams', () => {
+  const never = () => undefined;
+
+  test('past maxStreams a stream is refused with -32000 and not started; one-shot requests get through; a closed stream frees its place', async () => {
+    const { server, path } = await start({ mode: 'single', maxConnections: 4, maxStreams: 2 });
+    const held = [await subscribe<Methods, 'ticks'>(path, 'ticks', { count: 0 }, never), await subscribe<Methods, 'ticks'>(path, 'ticks', { count: 0 }, never)];
+    const frames: unknown[] = [];
+    const refused = await subscribe<Methods, 'ticks'>(path, 'ticks', { count: 1 }, (frame) => frames.push(frame)).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: -32000, data: { reason: 'too_many_subscribers' } });
+    expect((refused as RpcError).message).toMatch(/at most 2 connections may stream/);
+    expect(await call(path, 'ping', {})).toEqual({ pong: true });
+    expect(frames).toEqual([]);
+    held[0].connection.close();
+    await waitFor(() => server.connectionCount === 1);
+    const again = await subscribe<Methods, 'ticks'>(path, 'ticks', { count: 1 }, (frame) => frames.push(frame));
+    await waitFor(() => frames.length === 1);
+    again.connection.close();
+    held[1].connection.close();
   });
 });
 

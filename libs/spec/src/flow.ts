@@ -9,6 +9,7 @@ import {
   resolvePane,
   schemaProblems,
   WorkspaceFields,
+  workspaceNameProblems,
   type Layout,
   type PanePlan,
   type PaneSpec,
@@ -122,7 +123,7 @@ export function parseFlow(text: string, file: string, host: SpecHost): FlowPlan 
   const parsed = parseToml(text);
   if ('problem' in parsed) throw new SpecError(file, [parsed.problem]);
   const data = parsed.data as Record<string, unknown>;
-  const problems: Problem[] = schemaProblems(FlowSpec, data, '', (field) => locate(text, null, 0, field));
+  const problems: Problem[] = [...schemaProblems(FlowSpec, data, '', (field) => locate(text, null, 0, field)), ...workspaceNameProblems(data, text)];
   const rawSteps = Array.isArray(data.step) ? data.step : [];
   if (data.step === undefined) problems.push({ prefix: '', field: 'step', message: 'required: at least one [[step]]' });
   const defaults = (data.defaults ?? {}) as { timeout_secs?: number; on_failure?: 'fail_fast' | 'continue' };

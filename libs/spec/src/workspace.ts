@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { LayoutNameSchema, type LayoutName } from '@paneflow/protocol';
+import { LayoutNameSchema, nameFault, type LayoutName } from '@paneflow/protocol';
 import { Compile } from 'typebox/compile';
 import { locate, SpecError, type Problem } from './problems';
 import { parseToml } from './toml';
@@ -217,6 +217,8 @@ export function resolvePane(
     }
   };
   for (const field of ['cwd', 'command', 'name', 'worktree'] as const) if (pane[field] !== undefined) checkVariables(field, pane[field]!, false);
+  const fault = pane.name !== undefined ? nameFault(pane.name) : null;
+  if (fault) problem('name', fault);
   for (const [key, value] of Object.entries(pane.env ?? {})) checkVariables(`env.${key}`, value, true);
 
   let runtime = null;
@@ -298,6 +300,12 @@ function planWorktree(pane: PaneSpec, cwd: string, host: SpecHost, claimed: Map<
   };
 }
 
+/** The spec's own `name` (the workspace's) with a control character, as a top-level problem. */
+export function workspaceNameProblems(data: Record<string, unknown>, text: string): Problem[] {
+  const fault = typeof data.name === 'string' ? nameFault(data.name) : null;
+  return fault ? [{ prefix: '', field: 'name', message: fault, line: locate(text, null, 0, 'name') }] : [];
+}
+
 /** Checks across panes: at most one focus, names unique. */
 export function crossPaneProblems(panes: Array<{ plan: PanePlan | null; spec: PaneSpec; prefix: string; line: (f: string) => number | undefined }>): Problem[] {
   const problems: Problem[] = [];
@@ -322,7 +330,7 @@ export function parseWorkspace(text: string, file: string, host: SpecHost): Work
   const parsed = parseToml(text);
   if ('problem' in parsed) throw new SpecError(file, [parsed.problem]);
   const data = parsed.data as Record<string, unknown>;
-  const problems = schemaProblems(WorkspaceSpec, data, '', (field) => locate(text, null, 0, field));
+  const problems = [...schemaProblems(WorkspaceSpec, data, '', (field) => locate(text, null, 0, field)), ...workspaceNameProblems(data, text)];
   const panes = Array.isArray(data.panes) ? data.panes : [];
   if (data.panes === undefined) problems.push({ prefix: '', field: 'panes', message: 'required: at least one [[panes]]' });
   else if (Array.isArray(data.panes) && panes.length === 0) problems.push({ prefix: '', field: 'panes', message: 'at least one [[panes]] is required' });

@@ -112,6 +112,15 @@ describe('what a flow may not be (REFERENCE.md §5.6)', () => {
     expect(problems(`[[step]]\nid = "many"\nforeach = [${items}]\npane = { command = "x" }\n`)).toContain(`${FILE}: step: more than 32 panes after expanding foreach (33)`);
   });
 
+  test('a pane name with a control character, after ${item} is filled in, is refused; so is the flow name', () => {
+    expect(problems('[[step]]\nid = "e"\nforeach = ["ok"]\npane = { command = "x", name = "${item}\\u001b[2J" }\n')).toEqual([
+      `${FILE}:1: step e[ok]: pane.name: holds the control character U+001B (at character 3); names may not hold control characters`,
+    ]);
+    expect(problems('name = "f\\u0007"\n[[step]]\nid = "e"\npane = { command = "x" }\n')).toEqual([
+      `${FILE}:1: name: holds the control character U+0007 (at character 2); names may not hold control characters`,
+    ]);
+  });
+
   test('errors carry the line of their step', () => {
     expect(problems('[[step]]\nid = "root"\npane = { command = "bash" }\n\n[[step]]\nid = "x"\nneeds = ["zz"]\npane = { command = "a" }\n')).toEqual([`${FILE}:7: step x: needs: unknown step 'zz'`]);
   });

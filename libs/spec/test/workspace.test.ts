@@ -156,4 +156,15 @@ describe('errors name the file, the line, the field and what was expected', () =
   test('every problem is reported together', () => {
     expect(problems('layout = "x"\n[[panes]]\nagent = "nope"\n[[panes]]\ncwd = "/nope"\n')).toHaveLength(3);
   });
+
+  test('a pane or workspace name with a control character (ESC, BEL, DEL, C1) is refused, and the message never echoes it', () => {
+    const controls = problems('name = "ok"\n[[panes]]\nname = "a\\u001b]0;pwned\\u0007"\n[[panes]]\nname = "tab\\tbed"\n[[panes]]\nname = "c1\\u009b2J"\n');
+    expect(controls).toEqual([
+      `${FILE}:3: pane 1: name: holds the control character U+001B (at character 2); names may not hold control characters`,
+      `${FILE}:5: pane 2: name: holds the control character U+0009 (at character 4); names may not hold control characters`,
+      `${FILE}:7: pane 3: name: holds the control character U+009B (at character 3); names may not hold control characters`,
+    ]);
+    expect(problems('layout = "tiled"\nname = "w\\u007f"\n[[panes]]\n')).toEqual([`${FILE}:2: name: holds the control character U+007F (at character 2); names may not hold control characters`]);
+    expect(plan('name = "日本 ✓"\n[[panes]]\nname = "🚀 rocket"\n').panes[0].name).toBe('🚀 rocket');
+  });
 });

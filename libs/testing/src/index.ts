@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+export * from './faults';
 export * from './tmux';
 
 export const ROOT = join(__dirname, '../../..');

@@ -1,3 +1,4 @@
 export * from './presentation';
 export * from './picture';
 export * from './spinner';
+export * from './text';

@@ -2,11 +2,12 @@
 // no face computes an agent's state, it only says what the agent declared.
 import type { StatusObject } from '@paneflow/protocol/status';
 import type { DeclaredStatus } from '@paneflow/protocol/wire';
+import { displayText } from './text';
 
 /** The fields of a status object (§3.7) a face reads. */
 export type PaneStatus = Pick<
   StatusObject,
-  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart'
+  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision'
 >;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
@@ -38,13 +39,16 @@ export function rowMark(status: PaneStatus): RowMark {
 
 /**
  * One row per agent pane, in pane order, except that agents that need you come first (§3.9: the
- * row moves to the top of the Agents section).
+ * row moves to the top of the Agents section). Labels and messages are cleaned by `displayText`.
  */
 export function agentRows(statuses: PaneStatus[], label: (status: PaneStatus) => string): AgentRow[] {
-  const rows = statuses
-    .filter((s) => s.tool !== null)
-    .map((s) => ({ surface_id: s.surface_id, label: label(s), mark: rowMark(s), message: rowMark(s) === 'need_you' ? (s.message ?? s.declared?.message ?? null) : null }));
+  const rows = statuses.filter((s) => s.tool !== null).map((s) => ({ surface_id: s.surface_id, label: displayText(label(s)), mark: rowMark(s), message: needYouMessage(s) }));
   return [...rows.filter((r) => r.mark === 'need_you'), ...rows.filter((r) => r.mark !== 'need_you')];
+}
+
+function needYouMessage(status: PaneStatus): string | null {
+  const message = rowMark(status) === 'need_you' ? (status.message ?? status.declared?.message ?? null) : null;
+  return message === null ? null : displayText(message);
 }
 
 /** What a face offers on an agent pane that is not running: its words, and the restart it starts. */
@@ -63,15 +67,15 @@ export interface EndedNotice {
  */
 export function endedNotice(status: PaneStatus): EndedNotice | null {
   if (status.tool === null || status.lifecycle === 'live' || status.lifecycle === 'starting') return null;
-  if (status.restart?.outcome === 'failed') return { badge: 'Failed', text: `resume failed: ${status.restart.reason ?? 'unknown'}`, action: 'fresh' };
+  if (status.restart?.outcome === 'failed') return { badge: 'Failed', text: `resume failed: ${displayText(status.restart.reason ?? 'unknown')}`, action: 'fresh' };
   if (status.lifecycle === 'lost') return { badge: 'Lost', text: 'lost', action: 'resume' };
   return status.lifecycle === 'failed' ? { badge: 'Failed', text: 'could not start', action: 'resume' } : { badge: 'Exited', text: 'exited', action: 'resume' };
 }
 
-/** The pane header's status: `<state>[: <kind>] · <msg or title>` (§3.9), for any program. */
+/** The pane header's status: `<state>[: <kind>] · <msg or title>` (§3.9), for any program, cleaned by `displayText`. */
 export function headerStatus(declared: Declared | null): string | null {
   if (!declared || declared.state === 'idle') return null;
   const head = declared.kind ? `${declared.state}: ${declared.kind}` : declared.state;
   const detail = declared.message ?? declared.title;
-  return detail ? `${head} · ${detail}` : head;
+  return displayText(detail ? `${head} · ${detail}` : head);
 }

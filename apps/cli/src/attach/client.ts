@@ -3,7 +3,7 @@ import type { EventFrame } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, encodeMouse, Grid, InputParser, neighbour, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { endedNotice, Picture, rowMark, SPINNER_TICK_MS, type EndedNotice, type PaneStatus } from '@paneflow/view';
+import { endedNotice, notificationText, Picture, rowMark, SPINNER_TICK_MS, type EndedNotice, type PaneStatus } from '@paneflow/view';
 import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
 import { PaneMirror } from './mirror';
 import type { OuterTerminal } from './tty';
@@ -156,8 +156,7 @@ export class AttachClient {
     if (frame.type === 'surface_created') {
       void this.request('surface.status', { surface_id: frame.surface_id }).then(
         (status) => {
-          this.picture.statuses.set(status.surface_id, status);
-          this.invalidate();
+          if (this.picture.read(status)) this.invalidate();
         },
         () => undefined,
       );
@@ -170,7 +169,8 @@ export class AttachClient {
   private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
     if (!this.options.notifications || frame.kind !== 'needs_input') return;
     if (this.inView(frame.surface_id) && this.outerFocused) return;
-    this.tty.notify(`${frame.title} needs you`, frame.body ?? '');
+    const { title, body } = notificationText(`${frame.title} needs you`, frame.body);
+    this.tty.notify(title, body);
   }
 
   private inView(surfaceId: number): boolean {

@@ -23,9 +23,11 @@ function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () =>
 export const run: Record<string, Run> = {
   async ps(p) {
     if (flag(p, 'watch')) return liveTable();
-    const result = await request('fleet.list', {});
+    const [result, { health }] = await Promise.all([request('fleet.list', {}), request('serve.status', {})]);
     if (flag(p, 'json')) printJson(result);
     else process.stdout.write(agentTable(result.agents) + '\n');
+    // On stderr, so that what scripts read of stdout keeps its shape.
+    for (const problem of health.problems) process.stderr.write(`paneflow: ${health.state}: ${problem}\n`);
     return 0;
   },
   async status(p) {

@@ -7,7 +7,7 @@ import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
-import { agentRows, endedNotice, headerStatus, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
+import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
@@ -80,7 +80,7 @@ export class App {
   private onEvent(frame: EventFrame): void {
     if (frame.type === 'notification') return this.notify(frame);
     if (frame.type === 'status_changed') {
-      void this.statusChanged(frame.surface_status);
+      if (this.picture.apply(frame) === 'status') void this.statusChanged(frame.surface_status);
       return;
     }
     switch (this.picture.apply(frame)) {
@@ -112,7 +112,7 @@ export class App {
 
   /** "Needs input", "Finished", "Error": shown unless that pane is already in front of you. */
   private notify(notice: { surface_id: number; title: string; body: string | null }): void {
-    if (!this.inFront(notice.surface_id)) this.api.notify({ title: notice.title, body: notice.body ?? '', surface_id: notice.surface_id });
+    if (!this.inFront(notice.surface_id)) this.api.notify({ ...notificationText(notice.title, notice.body), surface_id: notice.surface_id });
   }
 
   /** Re-reads the model; calls that arrive while one runs make it run once more. */
@@ -139,13 +139,13 @@ export class App {
   /** A pane's status, read once: a new pane says nothing until it changes. */
   private async refreshStatus(surfaceId: number): Promise<void> {
     const status = (await this.api.request('surface.status', { surface_id: surfaceId }).catch(() => null)) as PaneStatus | null;
-    if (status) await this.statusChanged(status);
+    if (status && this.picture.read(status)) await this.statusChanged(status);
     this.render();
   }
 
+  /** A status the picture now holds: drawn, and Done in the pane in front acknowledged. */
   private async statusChanged(status: PaneStatus): Promise<void> {
     const surfaceId = status.surface_id;
-    this.statuses.set(surfaceId, status);
     this.renderHeader(surfaceId);
     this.renderAgents();
     // Done in the pane you are looking at is seen at once.
@@ -168,7 +168,7 @@ export class App {
   private renderTabs(): void {
     this.tabs.replaceChildren(
       ...this.workspaces.map((w) => {
-        const tab = el('button', `tab${w.active ? ' active' : ''}`, w.name);
+        const tab = el('button', `tab${w.active ? ' active' : ''}`, displayText(w.name));
         tab.dataset.workspace = String(w.index);
         tab.onclick = () => void this.api.request('workspace.select', { index: w.index });
         return tab;
@@ -220,7 +220,7 @@ export class App {
     const surface = this.surfaces.get(surfaceId);
     const status = this.statuses.get(surfaceId);
     const title = pane.header.querySelector<HTMLElement>('.title')!;
-    title.textContent = surface?.name ?? (surface?.title || `pane ${surfaceId}`);
+    title.textContent = displayText(surface?.name ?? (surface?.title || `pane ${surfaceId}`));
     // An agent's state is in the sidebar; the header shows what any other program declared.
     const declared = status && status.tool === null ? headerStatus(status.declared) : null;
     const badge = pane.header.querySelector<HTMLElement>('.declared')!;

@@ -1,8 +1,9 @@
 import { fence, leaves, READ_LINES_DEFAULT, READY_DEADLINE_MS, splitPane } from '@paneflow/protocol';
 import { disabled, invalid, notFound } from '../errors';
+import { savedBeforeReply as saved } from '../model';
 import type { MethodFamily } from './parts';
 
-/** `surface.*`: reading, naming, focusing, typing into and splitting panes. */
+/** `surface.*`: reading, naming, focusing, typing into and splitting panes; a change answers once it is saved. */
 export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending }) => ({
   'surface.list': ({ scope, workspace_id }) => {
     const within = scope === 'all' ? null : ctx.callerWorkspace(workspace_id);
@@ -23,7 +24,7 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     const pane = ctx.pane(surface_id);
     return ctx.host.request('session.search', { session: pane.session, pattern, max_matches });
   },
-  'surface.rename': ({ surface_id, name }) => {
+  'surface.rename': saved(ctx.model, ({ surface_id, name }) => {
     const pane = ctx.pane(surface_id);
     const next = name ? name : null;
     workspaces.checkName(next, surface_id);
@@ -31,8 +32,8 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     ctx.model.changed();
     workspaces.surfaceUpdated(pane);
     return { surface_id, name: next };
-  },
-  'surface.focus': ({ surface_id }) => {
+  }),
+  'surface.focus': saved(ctx.model, ({ surface_id }) => {
     const pane = ctx.pane(surface_id);
     const workspace = ctx.workspaceOf(pane);
     workspace.focus = surface_id;
@@ -40,7 +41,7 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     workspaces.select(index);
     ctx.publish({ type: 'focus_changed', surface_id, session: pane.session, workspace: index });
     return { surface_id, workspace: index };
-  },
+  }),
   'surface.status': ({ surface_id }) => {
     const pane = ctx.pane(surface_id);
     const view = ctx.view(pane);
@@ -57,15 +58,15 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     clearTimeout(timer);
     return { ready: by !== 'timeout', by };
   },
-  'surface.close': async ({ surface_id }) => {
+  'surface.close': saved(ctx.model, async ({ surface_id }) => {
     const pane = ctx.pane(surface_id);
     const workspace = ctx.workspaceOf(pane);
     await panes.close([pane]);
     const empty = ctx.model.workspacePanes(workspace.id).length === 0;
     if (empty) workspaces.remove(workspace);
     return { closed: surface_id, workspace_closed: empty };
-  },
-  'surface.split': async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree }) => {
+  }),
+  'surface.split': saved(ctx.model, async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree }) => {
     if ((command || agent || prompt !== undefined || env || managed_worktree) && !ctx.capabilities.orchestration && !ctx.capabilities.scripting) {
       throw disabled('surface.split', 'PANEFLOW_IPC_ORCHESTRATION');
     }
@@ -85,5 +86,5 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     ctx.model.changed();
     workspaces.changed(workspace);
     return { surface_id: pane.surface_id, session: pane.session };
-  },
+  }),
 });

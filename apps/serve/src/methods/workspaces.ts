@@ -2,10 +2,10 @@ import { resolveAgent } from '@paneflow/procscan';
 import { leaves, presetLayout, type LayoutNode } from '@paneflow/protocol';
 import { existsSync } from 'node:fs';
 import { disabled, invalid, notFound } from '../errors';
-import type { PaneRecord } from '../model';
+import { savedBeforeReply as saved, type PaneRecord } from '../model';
 import type { MethodFamily } from './parts';
 
-/** `workspace.*`: workspaces, their panes and their layouts. */
+/** `workspace.*`: workspaces, their panes and their layouts; a change answers once it is saved. */
 export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
   'workspace.list': () => ({ workspaces: ctx.model.workspaces.map((w) => workspaces.entry(w)) }),
   'workspace.current': () => {
@@ -13,7 +13,7 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     if (!workspace) throw notFound('workspace');
     return workspaces.ref(workspace);
   },
-  'workspace.create': async ({ name, cwd, layout }) => {
+  'workspace.create': saved(ctx.model, async ({ name, cwd, layout }) => {
     const dir = cwd ?? process.env.HOME ?? '/';
     workspaces.checkCwd(dir);
     const workspace = workspaces.create(name ?? `Workspace ${ctx.model.workspaces.length + 1}`);
@@ -27,22 +27,22 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
       workspaces.discard(workspace);
       throw error;
     }
-  },
-  'workspace.select': ({ index }) => {
+  }),
+  'workspace.select': saved(ctx.model, ({ index }) => {
     const workspace = ctx.model.workspaces[index];
     if (!workspace) throw invalid(`no workspace at index ${index}; there are ${ctx.model.workspaces.length}`, 'index_out_of_range', 'index');
     workspaces.select(index);
     return { index, id: workspace.id };
-  },
-  'workspace.close': async ({ index }) => {
+  }),
+  'workspace.close': saved(ctx.model, async ({ index }) => {
     const at = index ?? ctx.model.active;
     const workspace = ctx.model.workspaces[at];
     if (!workspace) throw invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index');
     await panes.close(ctx.model.workspacePanes(workspace.id));
     workspaces.remove(workspace);
     return { closed: at };
-  },
-  'workspace.up': async ({ name, layout, panes: specs }) => {
+  }),
+  'workspace.up': saved(ctx.model, async ({ name, layout, panes: specs }) => {
     if (!ctx.capabilities.orchestration && !ctx.capabilities.scripting) throw disabled('workspace.up', 'PANEFLOW_IPC_ORCHESTRATION');
     const problems: string[] = [];
     const names = new Set<string>();
@@ -82,8 +82,8 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
       workspace: workspaces.ref(workspace),
       surfaces: created.map((p) => ({ name: p.name, surface_id: p.surface_id, session: p.session })),
     };
-  },
-  'workspace.restore_layout': ({ layout }) => {
+  }),
+  'workspace.restore_layout': saved(ctx.model, ({ layout }) => {
     const ids = leaves(layout as LayoutNode);
     const first = ctx.model.pane(ids[0]);
     if (!first) throw invalid(`surface ${ids[0]} does not exist`, 'layout_mismatch', 'layout');
@@ -99,5 +99,5 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     ctx.model.changed();
     workspaces.changed(workspace);
     return {};
-  },
+  }),
 });

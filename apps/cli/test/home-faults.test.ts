@@ -1,0 +1,82 @@
+import { makeHome, refuseWrites, until, type Home } from '@paneflow/testing';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// A home the instance cannot trust or cannot write: files of the wrong shape, a directory that
+// refuses writes. The instance starts, answers and stops all the same, and says what is wrong.
+let home: Home;
+let undo: (() => void) | null = null;
+beforeEach(() => {
+  home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
+});
+afterEach(() => {
+  undo?.();
+  undo = null;
+  home.cleanup();
+});
+
+const state = (...parts: string[]) => join(home.env.PANEFLOW_HOME!, ...parts);
+const occurrences = (text: string, needle: string) => text.split(needle).length - 1;
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
+
+function startInstance(): number[] {
+  const started = home.run(['start']);
+  expect(started).toMatchObject({ code: 0, stderr: '' });
+  return [started.json<{ serve: { pid: number } }>().serve.pid, JSON.parse(readFileSync(state('host/instance.json'), 'utf8')).pid];
+}
+
+async function stopInstance(pids: number[]) {
+  const stopped = home.run(['stop', '--force']);
+  expect(stopped).toMatchObject({ code: 0, stderr: '' });
+  await until(() => !pids.some(alive), 'host and serve gone');
+}
+
+test('files of the wrong shape in a stopped home: start, ps and stop --force work; each is moved aside and named once in the log', async () => {
+  expect(home.run(['new', '--name', 'work', '--cwd', home.dir]).code).toBe(0);
+  const [{ session }] = (await home.rpc('session.list', {})).sessions;
+  await stopInstance([]);
+
+  const manifest = readFileSync(state('host/sessions', `${session}.json`), 'utf8');
+  const { records: _records, ...withoutRecords } = JSON.parse(manifest);
+  const manifests: Record<string, string> = {
+    '11111111-1111-4111-8111-111111111111.json': '{}',
+    '22222222-2222-4222-8222-222222222222.json': '[]',
+    '33333333-3333-4333-8333-333333333333.json': JSON.stringify({ ...withoutRecords, session: '33333333-3333-4333-8333-333333333333' }),
+    '44444444-4444-4444-8444-444444444444.json': manifest.slice(0, 200),
+  };
+  for (const [name, text] of Object.entries(manifests)) writeFileSync(state('host/sessions', name), text);
+  writeFileSync(state('serve/workspaces.json'), '{}');
+  writeFileSync(state('host/instance.json'), '[]');
+
+  const pids = startInstance();
+  const ps = home.run(['ps']);
+  expect(ps).toMatchObject({ code: 0, stderr: '' });
+  // The pane comes back from the host's manifest, in the workspace it names.
+  const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
+  expect(surfaces.map((s) => s.session)).toEqual([session]);
+  await stopInstance(pids);
+  for (const [name, text] of Object.entries(manifests)) expect(readFileSync(state('host/sessions', `${name}.unreadable`), 'utf8')).toBe(text);
+  expect(readFileSync(state('serve/workspaces.json.unreadable'), 'utf8')).toBe('{}');
+
+  await stopInstance(startInstance());
+  const hostLog = readFileSync(state('host/host.log'), 'utf8');
+  for (const name of Object.keys(manifests)) expect(occurrences(hostLog, `unreadable manifest ${name}:`)).toBe(1);
+  expect(occurrences(readFileSync(state('serve/serve.log'), 'utf8'), 'workspaces.json is not a saved model:')).toBe(1);
+}, 60_000);
+
+test('ps says on stderr that the home cannot be written while it cannot, and no more once it can', async () => {
+  expect(home.run(['new', '--cwd', home.dir]).code).toBe(0);
+  undo = refuseWrites(state('serve'));
+  const refused = home.run(['split', 'h']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/workspaces\.json cannot be written/);
+
+  const ps = home.run(['ps']);
+  expect(ps.code).toBe(0);
+  expect(ps.stdout).not.toMatch(/cannot be written/);
+  expect(ps.stderr).toMatch(/^paneflow: degraded: the home cannot be written: \S*workspaces\.json not saved since /);
+
+  undo();
+  undo = null;
+  await until(() => home.run(['ps']).stderr === '', 'ps quiet once the home can be written');
+}, 60_000);

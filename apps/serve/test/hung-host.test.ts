@@ -1,0 +1,98 @@
+import { connectHost } from '@paneflow/instance';
+import { RpcError, type HostFrame } from '@paneflow/protocol';
+import { startInstance, type Instance } from './helpers';
+
+// Serve gives up on a silent host after 2 s here, not 10 s (PANEFLOW_SERVE_HOST_TIMEOUT_MS, read at start).
+const HOST_TIMEOUT_MS = 2000;
+
+let pf: Instance;
+beforeAll(async () => {
+  process.env.PANEFLOW_SERVE_HOST_TIMEOUT_MS = String(HOST_TIMEOUT_MS);
+  try {
+    pf = await startInstance();
+  } finally {
+    delete process.env.PANEFLOW_SERVE_HOST_TIMEOUT_MS;
+  }
+});
+afterAll(() => pf.cleanup());
+
+/** The host's own frames (`agent.follow` on a connection of the test's), waited on as they come. */
+async function followHost(instance: Instance) {
+  const { connection } = await connectHost(instance.endpoints, 'hung-host-test');
+  const frames: HostFrame[] = [];
+  const waiters: Array<() => void> = [];
+  connection.onFrame((frame) => {
+    frames.push(frame as HostFrame);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  await connection.request('agent.follow', {});
+  return {
+    connection,
+    frames,
+    async sessions(): Promise<string[]> {
+      return (await connection.request('session.list', {})).sessions.map((s) => s.session).sort();
+    },
+    until(test: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the host never showed ${what}; its frames: ${JSON.stringify(frames.slice(-6))}`)), timeoutMs);
+        const check = () => {
+          if (!test()) return void waiters.push(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        check();
+      });
+    },
+  };
+}
+
+test('a hung host: splits and workspace.create fail with -32010 host_timeout, leave nothing once it resumes, and a retry makes exactly one', async () => {
+  const first = await pf.call('workspace.create', { cwd: pf.dir });
+  const host = await followHost(pf);
+  const events = await pf.subscribe();
+  const sessionsBefore = await host.sessions();
+  const surfaceIds = async () => (await pf.call('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id);
+  const workspaceIds = async () => (await pf.call('workspace.list', {})).workspaces.map((w) => w.id);
+  const surfacesBefore = await surfaceIds();
+  const workspacesBefore = await workspaceIds();
+  const mark = events.mark;
+
+  const hostPid = pf.hostPid();
+  process.kill(hostPid, 'SIGSTOP');
+  try {
+    const failures = await Promise.all([
+      pf.call('surface.split', { direction: 'h', surface_id: first.surface_id }).catch((error: unknown) => error),
+      pf.call('workspace.create', { cwd: pf.dir }).catch((error: unknown) => error),
+      pf.call('surface.read', { surface_id: first.surface_id }).catch((error: unknown) => error),
+    ]);
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(RpcError);
+      expect(failure).toMatchObject({ code: -32010, data: { reason: 'host_timeout' } });
+      expect((failure as RpcError).message).toMatch(`within ${HOST_TIMEOUT_MS} ms`);
+    }
+    expect(await surfaceIds()).toEqual(surfacesBefore);
+    expect(await workspaceIds()).toEqual(workspacesBefore);
+  } finally {
+    process.kill(hostPid, 'SIGCONT');
+  }
+
+  // The host now carries out the two creates it was sent while stopped. Serve reported them as
+  // failed, so it must remove both sessions: the sign it has is the host's own `removed` frames.
+  const known = new Set(sessionsBefore);
+  const ghosts = () => [...new Set(host.frames.flatMap((f) => ('session' in f && !known.has(f.session) ? [f.session] : [])))];
+  await host.until(() => ghosts().length === 2 && ghosts().every((s) => host.frames.some((f) => f.type === 'removed' && f.session === s)), 'both late sessions removed');
+  expect(await host.sessions()).toEqual(sessionsBefore);
+  expect(await surfaceIds()).toEqual(surfacesBefore);
+  expect(await workspaceIds()).toEqual(workspacesBefore);
+
+  const split = await pf.call('surface.split', { direction: 'h', surface_id: first.surface_id });
+  const second = await pf.call('workspace.create', { cwd: pf.dir });
+  await events.next((f) => f.type === 'surface_created' && f.surface_id === second.surface_id, mark);
+  // Every pane serve announced since the hang: the retries' two, never a late session's.
+  expect(events.frames.slice(mark).filter((f) => f.type === 'surface_created').map((f) => f.surface_id)).toEqual([split.surface_id, second.surface_id]);
+  expect(await surfaceIds()).toEqual([...surfacesBefore, split.surface_id, second.surface_id]);
+  expect(await workspaceIds()).toEqual([...workspacesBefore, second.id]);
+  const secondSession = (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === second.surface_id)!.session;
+  expect(await host.sessions()).toEqual([...sessionsBefore, split.session, secondSession].sort());
+  host.connection.destroy();
+}, 90_000);

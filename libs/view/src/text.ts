@@ -1,0 +1,18 @@
+// Text that programs, hooks and people gave Paneflow, as every face shows it: pane and workspace
+// names, titles, declared messages, hook notifications and results.
+import { sanitizeForGrid } from '@paneflow/screen';
+
+/**
+ * Untrusted text made safe to show: bidi controls and invisible format characters removed
+ * (OSC7501.md §11.2), C0 controls and DEL in caret notation (`^[`, `^G`, `^M`, `^?`), C1 controls
+ * and lone surrogates U+FFFD. The one rule of every face; it is the grid's (`sanitizeForGrid`),
+ * so `paneflow attach` draws exactly what the CLI, the desktop and the MCP bridge show.
+ */
+export function displayText(text: string): string {
+  return sanitizeForGrid(text);
+}
+
+/** A notification's title and body, each cleaned by `displayText`. */
+export function notificationText(title: string, body: string | null): { title: string; body: string } {
+  return { title: displayText(title), body: displayText(body ?? '') };
+}
