@@ -1,5 +1,7 @@
 /** What one hook event becomes on the wire (REFERENCE.md §7.1). No I/O: main.ts does that. */
 import { HOOK_EVENTS, HOOK_FIELD_LIMITS, WAITING_NOTIFICATION_TYPES, type HookEvent, type HookMethod, type HookTool } from '@paneflow/protocol/hooks';
+// A type only: the hook loads none of the schemas.
+import type { HookParams } from '@paneflow/protocol/public-protocol';
 
 const TRUNCATED = '...[truncated]';
 
@@ -38,15 +40,7 @@ const EXTRAS: Partial<Record<HookEvent, Extra>> = {
 
 export interface HookRequest {
   method: HookMethod;
-  params: {
-    tool: HookTool;
-    session: string;
-    surface_id?: number;
-    workspace_id?: string;
-    pid: number | null;
-    emitted_at_ms: number;
-    payload: Record<string, unknown>;
-  };
+  params: HookParams;
 }
 
 /**
@@ -75,7 +69,8 @@ export function hookRequest(event: string, tool: HookTool, input: Record<string,
       ...(env.PANEFLOW_WORKSPACE_ID ? { workspace_id: env.PANEFLOW_WORKSPACE_ID } : {}),
       pid,
       emitted_at_ms: nowMs,
-      payload,
+      // Copied field by field from HOOK_EVENTS, the lists the payload's schema is made of.
+      payload: payload as HookParams['payload'],
     },
   };
 }

@@ -1,10 +1,10 @@
-// paneflow-ai-hook [--tool claude|codex] <Event>: an agent's hook event on stdin, one ai.* frame
+// paneflow-ai-hook [--tool <tool>] <Event>: an agent's hook event on stdin, one ai.* frame
 // to serve (REFERENCE.md §7.1). Agents run hooks synchronously, so it must be quick, print
 // nothing, and exit 0 whatever happens; only node built-ins are loaded.
 import { checkSocketPath } from '@paneflow/instance/endpoints';
 import { appendLog } from '@paneflow/instance/files';
 import { readProcStat } from '@paneflow/proc';
-import { isHookTool, type HookTool } from '@paneflow/protocol/hooks';
+import { DEFAULT_HOOK_TOOL, HOOK_TOOLS, isHookTool } from '@paneflow/protocol/hooks';
 import { requestLine } from '@paneflow/protocol/line';
 import { createConnection } from 'node:net';
 import { isAbsolute } from 'node:path';
@@ -103,9 +103,9 @@ function post(socketPath: string, line: string): void {
 /** Resolves true when a post is under way (it ends the process), false when there is nothing to do. */
 async function main(): Promise<boolean> {
   const args = process.argv.slice(2);
-  let tool = (env.PANEFLOW_AI_TOOL || 'claude') as HookTool;
+  let tool: string = env.PANEFLOW_AI_TOOL || DEFAULT_HOOK_TOOL;
   if (args[0] === '--tool') {
-    tool = args[1] as HookTool;
+    tool = args[1];
     args.splice(0, 2);
   }
   if (!env.PANEFLOW_SESSION_ID) {
@@ -116,7 +116,7 @@ async function main(): Promise<boolean> {
     return true;
   }
   const event = args[0];
-  if (args.length !== 1 || !event) return skip(`usage: paneflow-ai-hook [--tool claude|codex] <Event>, got ${JSON.stringify(process.argv.slice(2))}`);
+  if (args.length !== 1 || !event) return skip(`usage: paneflow-ai-hook [--tool ${HOOK_TOOLS.join('|')}] <Event>, got ${JSON.stringify(process.argv.slice(2))}`);
   if (!isHookTool(tool)) return skip(`unknown tool ${JSON.stringify(tool)}`);
   const socketPath = env.PANEFLOW_SOCKET_PATH;
   if (!socketPath || !isAbsolute(socketPath)) return skip(`PANEFLOW_SOCKET_PATH must be an absolute path, got ${JSON.stringify(socketPath)}`);

@@ -1,7 +1,7 @@
 // The edits `hooks` and `mcp` make to an agent's own config (REFERENCE.md §7.3, §8), as functions
 // of the file's content: no I/O here, integrations.ts reads and writes.
 import TOML from '@ltd/j-toml';
-import { INSTALLED_HOOK_EVENTS as HOOKED_EVENTS, type HookTool } from '@paneflow/protocol/hooks';
+import { DEFAULT_HOOK_TOOL, INSTALLED_HOOK_EVENTS as HOOKED_EVENTS, type HookTool } from '@paneflow/protocol/hooks';
 
 export const MANAGED = '_paneflow_managed';
 const HOOK_TIMEOUT_SECS = 5;
@@ -15,7 +15,7 @@ export function shellQuote(word: string): string {
 
 /** The matcher group Paneflow adds under `hooks.<event>`. */
 export function managedGroup(hookPath: string, event: string, tool: HookTool): Json {
-  const command = `${shellQuote(hookPath)} ${tool === 'codex' ? '--tool codex ' : ''}${event}`;
+  const command = `${shellQuote(hookPath)} ${tool === DEFAULT_HOOK_TOOL ? '' : `--tool ${tool} `}${event}`;
   return { [MANAGED]: true, hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECS }] };
 }
 

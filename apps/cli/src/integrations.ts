@@ -1,7 +1,9 @@
 // `paneflow hooks setup|status|uninstall` and `paneflow mcp install|status|uninstall`
-// (REFERENCE.md §7.3, §8): Paneflow's entries in Claude Code's and Codex's own config files.
+// (REFERENCE.md §7.3, §8): Paneflow's entries in the agents' own config files. Which agents, and
+// where their files are, is their descriptors' `[integration]` (runtimes/*/runtime.toml).
 import { writeTextAtomic } from '@paneflow/instance/files';
 import { programPath } from '@paneflow/instance/programs';
+import { configDir, resolvePath, runtimeCatalog, type Runtime } from '@paneflow/procscan';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,34 +27,27 @@ import type { HookTool } from '@paneflow/protocol/hooks';
 
 type Json = Record<string, unknown>;
 
-interface Runtime {
-  slug: 'claude-code' | 'codex';
-  tool: HookTool;
+/** An agent with hooks or an MCP server list to edit; a file is null for a part it does not have. */
+interface Target {
+  runtime: Runtime;
   detected: boolean;
-  hooksFile: string;
-  mcpFile: string;
+  hooksFile: string | null;
+  mcpFile: string | null;
 }
 
-function runtimes(): Runtime[] {
-  const env = process.env;
-  const claudeDir = env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
-  const codexHome = env.CODEX_HOME || join(homedir(), '.codex');
-  return [
-    {
-      slug: 'claude-code',
-      tool: 'claude',
-      detected: onPath('claude') || existsSync(claudeDir),
-      hooksFile: join(claudeDir, 'settings.json'),
-      mcpFile: env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(homedir(), '.claude.json'),
-    },
-    {
-      slug: 'codex',
-      tool: 'codex',
-      detected: onPath('codex') || existsSync(codexHome),
-      hooksFile: join(codexHome, 'hooks.json'),
-      mcpFile: join(codexHome, 'config.toml'),
-    },
-  ];
+function targets(): Target[] {
+  // The user's own environment: where the agent will look when it next starts.
+  const env = { ...process.env, HOME: homedir() };
+  return runtimeCatalog().runtimes.flatMap((runtime) => {
+    const { integration } = runtime;
+    const dir = configDir(runtime, env);
+    // The catalog wants a config_dir beside hooks_file and mcp_file.
+    if (dir === null) return [];
+    const hooksFile = integration.hook_adapter !== 'none' ? join(dir, integration.hooks_file!) : null;
+    const mcpFile = integration.mcp_file ? resolvePath(integration.mcp_file, env, dir) : null;
+    if (hooksFile === null && mcpFile === null) return [];
+    return [{ runtime, detected: onPath(runtime.tool) || existsSync(dir), hooksFile, mcpFile }];
+  });
 }
 
 /** A runtime that could not be processed; the others still are. */
@@ -124,84 +119,112 @@ function tomlState(path: string, text: string | undefined, mcpPath: string): Ins
 
 // ------------------------------------------------------------------------------ the two parts
 
-const hookGroup = (runtime: Runtime, hookPath: string) => (event: string) => managedGroup(hookPath, event, runtime.tool);
+interface Part {
+  what: string;
+  file(target: Target): string | null;
+  install(target: Target, file: string): boolean;
+  remove(target: Target, file: string): boolean;
+  state(target: Target, file: string): InstallState;
+}
 
-const HOOKS = {
-  install(runtime: Runtime): boolean {
-    const group = hookGroup(runtime, programPath('paneflow-ai-hook'));
-    return editJson(runtime.hooksFile, (settings) => withHooks(settings, group), true);
+/** The matcher group of each event, for the agent's hook adapter. */
+function hookGroup(target: Target): (event: string) => Json {
+  const hookPath = programPath('paneflow-ai-hook');
+  const tool = target.runtime.integration.hook_adapter as HookTool; // not 'none': it has a hooks file
+  return (event) => managedGroup(hookPath, event, tool);
+}
+
+const HOOKS: Part = {
+  what: 'hooks',
+  file: (target) => target.hooksFile,
+  install: (target, file) => editJson(file, (settings) => withHooks(settings, hookGroup(target)), true),
+  remove: (_target, file) => editJson(file, withoutHooks, false),
+  state: (target, file) => hooksState(parseJsonFile(file, readText(file)), hookGroup(target)),
+};
+
+interface McpEdits {
+  install(file: string, mcpPath: string): boolean;
+  remove(file: string): boolean;
+  state(file: string, mcpPath: string): InstallState;
+}
+
+/** How each `mcp_config` format is edited; REFERENCE.md §8's Gemini CLI and opencode formats are not written yet. */
+const MCP_FORMATS: Partial<Record<NonNullable<Runtime['integration']['mcp_config']>, McpEdits>> = {
+  claude: {
+    install: (file, mcpPath) => editJson(file, (config) => withClaudeMcp(config, claudeMcpEntry(mcpPath)), true),
+    remove: (file) => editJson(file, withoutClaudeMcp, false),
+    state: (file, mcpPath) => claudeMcpState(parseJsonFile(file, readText(file)), claudeMcpEntry(mcpPath)),
   },
-  remove: (runtime: Runtime): boolean => editJson(runtime.hooksFile, withoutHooks, false),
-  state(runtime: Runtime): InstallState {
-    const settings = parseJsonFile(runtime.hooksFile, readText(runtime.hooksFile));
-    return hooksState(settings, hookGroup(runtime, programPath('paneflow-ai-hook')));
+  codex: {
+    install: (file, mcpPath) => editFile(file, (text) => (tomlState(file, text, mcpPath) === 'installed' ? undefined : withCodexMcp(text ?? '', mcpPath))),
+    remove: (file) => editFile(file, (text) => (tomlState(file, text, '') === 'absent' ? undefined : withoutCodexMcp(text!))),
+    state: (file, mcpPath) => tomlState(file, readText(file), mcpPath),
   },
 };
 
-const MCP = {
-  install(runtime: Runtime): boolean {
-    const mcpPath = programPath('paneflow-mcp');
-    if (runtime.slug === 'claude-code') return editJson(runtime.mcpFile, (config) => withClaudeMcp(config, claudeMcpEntry(mcpPath)), true);
-    return editFile(runtime.mcpFile, (text) => (tomlState(runtime.mcpFile, text, mcpPath) === 'installed' ? undefined : withCodexMcp(text ?? '', mcpPath)));
-  },
-  remove(runtime: Runtime): boolean {
-    if (runtime.slug === 'claude-code') return editJson(runtime.mcpFile, withoutClaudeMcp, false);
-    return editFile(runtime.mcpFile, (text) => (tomlState(runtime.mcpFile, text, '') === 'absent' ? undefined : withoutCodexMcp(text!)));
-  },
-  state(runtime: Runtime): InstallState {
-    const mcpPath = programPath('paneflow-mcp');
-    const text = readText(runtime.mcpFile);
-    if (runtime.slug === 'codex') return tomlState(runtime.mcpFile, text, mcpPath);
-    return claudeMcpState(parseJsonFile(runtime.mcpFile, text), claudeMcpEntry(mcpPath));
-  },
-};
+function mcpEdits(target: Target): McpEdits {
+  const format = target.runtime.integration.mcp_config;
+  const edits = format && MCP_FORMATS[format];
+  if (!edits) throw new RuntimeFailure(`Paneflow cannot edit an MCP config of format '${format}'`);
+  return edits;
+}
 
-type Part = typeof HOOKS;
-const fileOf = (part: Part, runtime: Runtime) => (part === HOOKS ? runtime.hooksFile : runtime.mcpFile);
-const what = (part: Part) => (part === HOOKS ? 'hooks' : 'MCP server');
+const MCP: Part = {
+  what: 'MCP server',
+  file: (target) => target.mcpFile,
+  install: (target, file) => mcpEdits(target).install(file, programPath('paneflow-mcp')),
+  remove: (target, file) => mcpEdits(target).remove(file),
+  state: (target, file) => mcpEdits(target).state(file, programPath('paneflow-mcp')),
+};
 
 // ------------------------------------------------------------------------------ verbs
 
-/** Runs `action` for each runtime; one that fails is reported and the rest go on. Exit 1 if any failed. */
-function eachRuntime(action: (runtime: Runtime, say: (line: string) => void) => void): number {
+/** Runs `action` for each agent that has any of `parts`; one that fails is reported and the rest go on. Exit 1 if any failed. */
+function eachTarget(parts: Part[], action: (target: Target, say: (line: string) => void) => void): number {
   let failed = false;
-  for (const runtime of runtimes()) {
-    const say = (line: string) => process.stdout.write(`${runtime.slug}: ${line}\n`);
+  for (const target of targets().filter((t) => parts.some((part) => part.file(t) !== null))) {
+    const say = (line: string) => process.stdout.write(`${target.runtime.slug}: ${line}\n`);
     try {
-      action(runtime, say);
+      action(target, say);
     } catch (error) {
       failed = true;
-      process.stderr.write(`paneflow: ${runtime.slug}: ${(error as Error).message}\n`);
+      process.stderr.write(`paneflow: ${target.runtime.slug}: ${(error as Error).message}\n`);
     }
   }
   return failed ? 1 : 0;
 }
 
+/** The parts an agent has, each with its file. */
+const partsOf = (parts: Part[], target: Target) => parts.flatMap((part) => (part.file(target) === null ? [] : [{ part, file: part.file(target)! }]));
+
 function install(parts: Part[]): number {
-  return eachRuntime((runtime, say) => {
-    if (!runtime.detected) return say('not_detected (skipped)');
-    for (const part of parts) say(`${what(part)} ${part.install(runtime) ? 'installed in' : 'already installed in'} ${fileOf(part, runtime)}`);
-    if (runtime.slug === 'codex' && parts.includes(HOOKS)) say('trust the hooks once in Codex with /hooks');
+  return eachTarget(parts, (target, say) => {
+    if (!target.detected) return say('not_detected (skipped)');
+    for (const { part, file } of partsOf(parts, target)) say(`${part.what} ${part.install(target, file) ? 'installed in' : 'already installed in'} ${file}`);
+    const step = target.runtime.integration.post_install_step;
+    if (step && parts.includes(HOOKS) && target.hooksFile !== null) say(step);
   });
 }
 
 function uninstall(parts: Part[]): number {
-  return eachRuntime((runtime, say) => {
-    for (const part of parts) say(`${what(part)} ${part.remove(runtime) ? 'removed from' : 'not in'} ${fileOf(part, runtime)}`);
+  return eachTarget(parts, (target, say) => {
+    for (const { part, file } of partsOf(parts, target)) say(`${part.what} ${part.remove(target, file) ? 'removed from' : 'not in'} ${file}`);
   });
 }
 
-/** `<runtime>: <state>` per runtime; always exit 0 (REFERENCE.md §7.3). */
+/** `<runtime>: <state>` per agent; always exit 0 (REFERENCE.md §7.3). */
 function status(part: Part): number {
-  for (const runtime of runtimes()) {
+  for (const target of targets()) {
+    const file = part.file(target);
+    if (file === null) continue;
     let line: string;
     try {
-      const state = part.state(runtime);
-      line = !runtime.detected && state === 'absent' ? 'not_detected' : `${state} (${fileOf(part, runtime)})`;
+      const state = part.state(target, file);
+      line = !target.detected && state === 'absent' ? 'not_detected' : `${state} (${file})`;
     } catch (error) {
       line = `absent (${(error as Error).message})`;
     }
-    process.stdout.write(`${runtime.slug}: ${line}\n`);
+    process.stdout.write(`${target.runtime.slug}: ${line}\n`);
   }
   return 0;
 }

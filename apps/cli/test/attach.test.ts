@@ -491,7 +491,8 @@ test('paneflow ps --watch redraws the table on an event', async () => {
 test('an agent pane whose agent exited says so and resumes its conversation with Enter; the pane then works', async () => {
   const ids = await workspace('resume', [{ name: 'comeback', command: 'claude --work-ms 100', focus: true }]);
   const { window, written } = attachRecorded('resume');
-  const started = await screen(window, (l) => /conversation [0-9a-f-]{36}/.test(text(l)) && text(l).includes('> '), 'the agent');
+  // The agent's prompt is "> " at the start of a pane line; capture-pane drops its trailing blank.
+  const started = await screen(window, (l) => /conversation [0-9a-f-]{36}/.test(text(l)) && l.some((line) => /│>\s*$/.test(line)), 'the agent');
   const id = /conversation ([0-9a-f-]{36})/.exec(text(started))![1];
   window.type('remember the plan');
   window.keys('Enter');

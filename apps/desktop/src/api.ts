@@ -2,20 +2,7 @@
 // ipcRenderer in the preload, a page binding in the browser test harness. Every channel is listed
 // here and in dispatch.ts, and nowhere else.
 
-export interface MirrorStart {
-  checkpoint: string;
-  cols: number;
-  rows: number;
-  generation: number;
-}
-
-export interface MirrorListener {
-  reset(start: MirrorStart): void;
-  data(base64: string): void;
-  /** The PTY's size changed (this face or another resized it). */
-  resized(size: { cols: number; rows: number }): void;
-  state(state: 'attached' | 'lost' | 'host_replaced'): void;
-}
+import type { MirrorSink } from '@paneflow/client';
 
 export interface Notice {
   title: string;
@@ -27,7 +14,7 @@ export interface PaneflowApi {
   request(method: string, params?: unknown): Promise<unknown>;
   /** Returns a function that ends the subscription. `onEnd` runs when serve goes away. */
   subscribe(params: unknown, onFrame: (frame: Record<string, unknown>) => void, onEnd: () => void): Promise<() => void>;
-  attach(session: string, listener: MirrorListener): () => void;
+  attach(session: string, listener: MirrorSink): () => void;
   input(session: string, text: string): Promise<void>;
   resize(session: string, cols: number, rows: number): Promise<void>;
   notify(notice: Notice): void;
@@ -42,7 +29,7 @@ export type Listen = (channel: 'frame' | 'end' | 'mirror' | 'focus', listener: (
 
 export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
   const frames = new Map<number, { onFrame: (frame: Record<string, unknown>) => void; onEnd: () => void }>();
-  const mirrors = new Map<string, MirrorListener>();
+  const mirrors = new Map<string, MirrorSink>();
   // A frame can overtake the answer that names its subscription: held until the answer comes.
   const early = new Map<number, Record<string, unknown>[]>();
   const ended = new Set<number>();
@@ -61,10 +48,10 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
   listen('mirror', (session, kind, payload) => {
     const listener = mirrors.get(session as string);
     if (!listener) return;
-    if (kind === 'reset') listener.reset(payload as MirrorStart);
+    if (kind === 'reset') listener.reset(payload as Parameters<MirrorSink['reset']>[0]);
     else if (kind === 'data') listener.data(payload as string);
-    else if (kind === 'resized') listener.resized(payload as { cols: number; rows: number });
-    else listener.state(payload as 'attached' | 'lost' | 'host_replaced');
+    else if (kind === 'resized') listener.resized(payload as Parameters<MirrorSink['resized']>[0]);
+    else listener.state(payload as Parameters<MirrorSink['state']>[0]);
   });
   return {
     request: (method, params = {}) => invoke('request', method, params),

@@ -1,12 +1,10 @@
-import type { HostFrame } from '@paneflow/protocol';
+import { SOCKET_HIGH_WATER, type HostFrame } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 
 /** A follower whose queue passes this many frames is resynchronised with one snapshot. */
 export const FOLLOWER_MAX_FRAMES = 4096;
 /** Pending status frames of one session beyond this are replaced by one fresh status frame. */
 export const FOLLOWER_MAX_STATUS_BYTES = 256 * 1024;
-/** Frames wait in the queue, not in the socket, once the socket holds this much. */
-export const SOCKET_HIGH_WATER = 64 * 1024;
 
 /** What a follower uses of its connection. */
 export type FollowerConnection = Pick<Connection, 'closed' | 'bufferedBytes' | 'sendLine' | 'onDrain'>;

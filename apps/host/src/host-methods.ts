@@ -31,7 +31,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'host.status': () => {
       const counts = { live: 0, exited: 0, failed: 0, lost: 0 };
       for (const m of host.allManifests()) counts[m.lifecycle === 'starting' ? 'live' : m.lifecycle]++;
-      const scans = [...sessions.values()].reduce((sum, s) => sum + s.scans, 0);
+      const scans = [...sessions.values()].reduce((sum, s) => sum + s.foreground.scans, 0);
       // The most any connected follower has held at once: what a lagging client costs.
       const followers = [...host.followers];
       const peaks = {
@@ -151,7 +151,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const found = host.find(session);
       if (found.generation !== generation) return { stored: false, hook_revision: found.hook?.revision ?? 0 };
       found.hook = hook;
-      found.resume.hooked(hook, found.observation?.id ?? found.lastRuntimeId);
+      found.resume.hooked(hook, found.foreground.observation?.id ?? found.foreground.lastRuntimeId);
       manifests.schedule(found, false);
       return { stored: true, hook_revision: hook.revision };
     },

@@ -63,10 +63,10 @@ export class Host {
           type: 'observation',
           at_ms: Date.now(),
           session: session.id,
-          observation: session.observation,
-          last_runtime_id: session.lastRuntimeId,
-          foreground_cmd: session.foregroundCmd,
-          foreground_cwd: session.foregroundCwd,
+          observation: session.foreground.observation,
+          last_runtime_id: session.foreground.lastRuntimeId,
+          foreground_cmd: session.foreground.cmd,
+          foreground_cwd: session.foreground.cwd,
         });
         this.manifests.schedule(session, false);
       },

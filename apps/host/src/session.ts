@@ -1,7 +1,8 @@
-import { bootId, isSameProcess, processStartTime } from '@paneflow/proc';
-import { describeForeground, ForegroundReader, runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type Observation, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
+import { bootId, processStartTime } from '@paneflow/proc';
+import { runtimeCatalog, stopTree } from '@paneflow/procscan';
+import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
+import { ForegroundWatch } from './foreground';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
 import { OutputTail, type ResizeMark } from './output';
 import { SessionResume } from './resume';
@@ -17,8 +18,6 @@ const FINAL_DRAIN_QUIET_MS = 50;
 const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
 const MAX_RESIZE_MARKS = 64;
-/** A session's foreground is read at most this often (REFERENCE.md §1.2). */
-export const SCAN_INTERVAL_MS = 500;
 const BOOT_ID = bootId();
 
 export type Lifecycle = Manifest['lifecycle'];
@@ -76,10 +75,6 @@ export class Session {
   screenChangedAtMs: number | null = null;
   capableAtMs: number | null = null;
   lastSignalAtMs: number | null = null;
-  observation: Observation | null = null;
-  lastRuntimeId: string | null = null;
-  foregroundCmd = '';
-  foregroundCwd: string | null = null;
   finalOutput: string | null = null;
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
@@ -87,7 +82,8 @@ export class Session {
   updatedAtMs: number;
   /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
   disposed = false;
-  scans = 0;
+  /** Which agent runs in front, and what runs there: read when something happens. */
+  readonly foreground: ForegroundWatch;
   /** The raw output, for mirrors (session.output). */
   readonly output = new OutputTail();
   /** Where the PTY was resized, in output offsets, newest last. */
@@ -100,9 +96,6 @@ export class Session {
   private paused = false;
   private lastDataAt = 0;
   private exited: Promise<void> | null = null;
-  private readonly reader = new ForegroundReader(runtimeCatalog());
-  private lastScanAt = 0;
-  private scanTimer: NodeJS.Timeout | null = null;
   /** Input writes queue here so that they reach the PTY in the order they came. */
   private inputTail: Promise<void> = Promise.resolve();
 
@@ -124,7 +117,7 @@ export class Session {
         this.lastSignalAtMs = Date.now();
         this.capableAtMs ??= this.lastSignalAtMs;
       },
-      marked: () => this.requestScan(),
+      marked: () => this.foreground.request(),
       title: (title) => {
         this.title = title;
         this.touch();
@@ -132,6 +125,15 @@ export class Session {
       },
       parsed: (bytes) => this.parsed(bytes),
       reply: (data) => this.pty?.write(data),
+    });
+    this.foreground = new ForegroundWatch(this, {
+      agentSeen: (observation, cwd) => this.resume.observed(observation, cwd),
+      agentGone: () => this.terminal.processExit(),
+      changed: () => {
+        this.touch();
+        context.listener.observation(this);
+      },
+      log: (message) => context.log(message),
     });
   }
 
@@ -149,7 +151,7 @@ export class Session {
     this.pid = this.pty.pid;
     this.startedAt = processStartTime(this.pty.pid);
     this.setLifecycle('live');
-    this.requestScan();
+    this.foreground.request();
     this.pty.onData((data) => this.receive(data));
     this.exited = new Promise((resolve) => {
       this.pty!.onExit(({ exitCode, signal }) => {
@@ -160,7 +162,7 @@ export class Session {
 
   private receive(data: string) {
     this.lastDataAt = Date.now();
-    this.requestScan();
+    this.foreground.request();
     const bytes = Buffer.from(data, 'utf8');
     this.inbox += bytes.length;
     this.output.append(bytes);
@@ -185,48 +187,6 @@ export class Session {
     this.context.listener.output(this);
   }
 
-  /**
-   * Reads the foreground again soon: at once if the last read is 500 ms old, else when it is.
-   * Only something happening (output, a mark, a report, the start) asks; a quiet pane costs nothing.
-   */
-  private requestScan() {
-    if (this.scanTimer || this.lifecycle !== 'live') return;
-    const wait = Math.max(0, this.lastScanAt + SCAN_INTERVAL_MS - Date.now());
-    this.scanTimer = setTimeout(() => {
-      this.scanTimer = null;
-      this.scan();
-    }, wait);
-  }
-
-  private scan() {
-    if (this.lifecycle !== 'live' || this.pid === null) return;
-    this.lastScanAt = Date.now();
-    this.scans++;
-    let observation: Observation | null;
-    try {
-      observation = this.reader.scan(this.pid, this.title);
-    } catch (error) {
-      this.context.log(`session ${this.id}: scan failed: ${(error as Error).message}`);
-      return;
-    }
-    // A process met mid-exec is read again soon, even if the pane stays quiet.
-    if (!this.reader.settled) this.requestScan();
-    const foreground = describeForeground(this.pid);
-    // Read on every scan: the agent's conversation changes (/clear) while it stays the same process.
-    if (observation) this.resume.observed(observation, foreground.cwd);
-    const before = this.observation;
-    const sameAgent = before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at;
-    if (sameAgent && foreground.cmd === this.foregroundCmd && foreground.cwd === this.foregroundCwd) return;
-    // The identified agent is gone: its turn cannot still be running (OSC7501.md §10).
-    if (!sameAgent && before && !isSameProcess(before.pid, before.pid_started_at)) this.terminal.processExit();
-    this.observation = observation;
-    this.foregroundCmd = foreground.cmd;
-    this.foregroundCwd = foreground.cwd;
-    if (observation) this.lastRuntimeId = observation.id;
-    this.touch();
-    this.context.listener.observation(this);
-  }
-
   private recordsChanged() {
     this.resume.declared();
     this.touch();
@@ -246,8 +206,7 @@ export class Session {
   /** After exit: let the last output arrive and be parsed, then apply the exit rules. */
   private async finish(exitCode: number, signal: number | null) {
     // The foreground at exit stays the session's agent: no scan of a tree that is gone.
-    if (this.scanTimer) clearTimeout(this.scanTimer);
-    this.scanTimer = null;
+    this.foreground.stop();
     const deadline = Date.now() + FINAL_DRAIN_MS;
     while (Date.now() < deadline && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS) {
       await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
@@ -351,7 +310,7 @@ export class Session {
 
   dispose(): void {
     this.disposed = true;
-    if (this.scanTimer) clearTimeout(this.scanTimer);
+    this.foreground.stop();
     this.pty?.kill('SIGKILL');
     this.terminal.dispose();
     for (const watcher of [...this.outputWatchers]) watcher();
@@ -378,10 +337,10 @@ export class Session {
       declared_status: this.terminal.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
       last_status_signal_at_ms: this.lastSignalAtMs,
-      observation: this.observation,
-      last_runtime_id: this.lastRuntimeId,
-      foreground_cmd: this.foregroundCmd,
-      foreground_cwd: this.foregroundCwd,
+      observation: this.foreground.observation,
+      last_runtime_id: this.foreground.lastRuntimeId,
+      foreground_cmd: this.foreground.cmd,
+      foreground_cwd: this.foreground.cwd,
       resume: this.resume.record,
       restart: this.resume.restart,
     };
@@ -407,7 +366,7 @@ export class Session {
       declared_status: this.terminal.declaredStatus(),
       program_status_capable_at_ms: this.capableAtMs,
       last_status_signal_at_ms: this.lastSignalAtMs,
-      runtime: { current_observation: this.observation, last_runtime_id: this.lastRuntimeId },
+      runtime: { current_observation: this.foreground.observation, last_runtime_id: this.foreground.lastRuntimeId },
       output_generation: this.outputGeneration,
       screen_changed_at_ms: this.screenChangedAtMs,
       final_output: this.finalOutput,

@@ -1,5 +1,5 @@
-import type { HostFrame, WireRecord } from '@paneflow/protocol';
-import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES, Follower, type FollowerConnection, SOCKET_HIGH_WATER } from '../src/follower';
+import { SOCKET_HIGH_WATER, type HostFrame, type WireRecord } from '@paneflow/protocol';
+import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES, Follower, type FollowerConnection } from '../src/follower';
 
 type Status = Extract<HostFrame, { type: 'status' }>;
 

@@ -1,11 +1,11 @@
 import { readHostSecret } from '@paneflow/instance';
-import { HOST_PROTOCOL_VERSION, type HostFrame, type HostMethods } from '@paneflow/protocol';
+import { HOST_PROTOCOL_VERSION, SOCKET_HIGH_WATER, type HostFrame, type HostMethods } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES, SOCKET_HIGH_WATER } from '../src/follower';
+import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES } from '../src/follower';
 import { HOST_BIN, HostClient, hostCli, killIfAlive, running, startHost, type TestHost } from './helpers';
 
 let host: TestHost | null = null;

@@ -1,8 +1,6 @@
-import { HEARTBEAT_MS, SUBSCRIBER_QUEUE_FRAMES, type EventFrame } from '@paneflow/protocol';
+import { HEARTBEAT_MS, SOCKET_HIGH_WATER, SUBSCRIBER_QUEUE_FRAMES, type EventFrame } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 
-/** Frames wait in the queue, not in the socket, once the socket holds this much. */
-const SOCKET_HIGH_WATER = 64 * 1024;
 const ALWAYS = new Set(['subscribed', 'heartbeat', 'dropped']);
 
 type Frame = EventFrame;

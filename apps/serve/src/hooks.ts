@@ -1,10 +1,8 @@
-import { HOOK_FIELD_LIMITS, isHookTool, type HookMethod, type ParamsOf, type PublicMethods } from '@paneflow/protocol';
+import { HOOK_FIELD_LIMITS, isHookTool, type HookMethod, type HookParams } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { invalid } from './errors';
 import type { Reduction } from './status';
 import type { Workspaces } from './workspaces';
-
-type HookParams = ParamsOf<PublicMethods, 'ai.stop'>;
 
 /**
  * Hook intake (REFERENCE.md §7.2): metadata only. An accepted frame updates the session's hook

@@ -6,6 +6,7 @@ import { invalid } from './errors';
 import type { SessionMirror } from './mirror';
 import type { PaneRecord, WorkspaceRecord } from './model';
 import type { Readiness } from './prompts';
+import type { Reduction } from './status';
 import { viewFromManifest } from './views';
 import type { Workspaces } from './workspaces';
 import { teardownWorktree } from './worktrees';
@@ -33,6 +34,7 @@ export class Panes {
     private readonly mirror: SessionMirror,
     private readonly readiness: Readiness,
     private readonly workspaces: Workspaces,
+    private readonly reduction: Reduction,
   ) {}
 
   async create(workspace: WorkspaceRecord, spec: PaneSpec): Promise<PaneRecord> {
@@ -84,7 +86,15 @@ export class Panes {
       this.mirror.addView(viewFromManifest(manifest, undefined), manifest.frame_seq);
       if (spec.prompt) this.readiness.prefill(session, spec.prompt);
       ctx.model.changed();
-      ctx.publish({ type: 'surface_created', surface_id: surfaceId, session, workspace: ctx.model.workspaceIndex(workspace.id), surface: this.workspaces.surfaceEntry(pane) });
+      ctx.publish({
+        type: 'surface_created',
+        surface_id: surfaceId,
+        session,
+        workspace: ctx.model.workspaceIndex(workspace.id),
+        surface: this.workspaces.surfaceEntry(pane),
+        // The faces need it at once; without it each would read surface.status for every new pane.
+        surface_status: this.reduction.statusOf(ctx.view(pane), pane),
+      });
       return pane;
     } finally {
       this.mirror.expected(session);

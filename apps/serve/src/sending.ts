@@ -1,4 +1,4 @@
-import { MAX_SEND_TEXT_BYTES, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
+import { inTurn, MAX_SEND_TEXT_BYTES, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { disabled, invalid, refusedByState } from './errors';
 import type { Reduction } from './status';
@@ -32,7 +32,7 @@ export class Sending {
     if (!usePaste && /[\r\n]/.test(text)) throw invalid('text holds CR or LF and is not sent as a paste', 'raw_newline', 'text');
     const before = this.reduction.statusOf(view, pane);
     const confirming = submit && agentTarget;
-    if (confirming && !force && (before.state === 'thinking' || before.state === 'waiting_for_input')) {
+    if (confirming && !force && inTurn(before.state)) {
       throw refusedByState(`agent_busy: surface ${surface_id} is ${before.state}; a submit now would answer it`, 'agent_busy');
     }
     // Watched before sending, so that no transition can come and go unseen.
@@ -85,7 +85,7 @@ export class Sending {
         reason = transitions.find((t) => t.reason !== 'detecting')?.reason ?? this.reduction.statusOf(view, pane).reason;
       }
       if (reason !== 'declared' && reason !== 'capable') return { ...result, started: null, start_reason: 'no_signal' as const };
-      const started = await waitFor(() => transitions.some((t) => t.state_seq > before.state_seq && (t.state === 'thinking' || t.state === 'waiting_for_input')));
+      const started = await waitFor(() => transitions.some((t) => t.state_seq > before.state_seq && inTurn(t.state)));
       return { ...result, started, start_reason: started ? ('state_changed' as const) : ('not_started' as const), state_seq: transitions.at(-1)?.state_seq ?? before.state_seq };
     } finally {
       unwatch?.();

@@ -65,7 +65,7 @@ export class Serve {
       reduction,
       readiness,
       workspaces,
-      panes: new Panes(ctx, mirror, readiness, workspaces),
+      panes: new Panes(ctx, mirror, readiness, workspaces, reduction),
       sending: new Sending(ctx, reduction, workspaces),
       hooks: new HookIntake(ctx, reduction, workspaces),
       restorer,

@@ -102,6 +102,9 @@ describe('an agent turn', () => {
       panes: [{ name: 'agent', cwd: pf.dir, command: 'claude --block', focus: true, env: {} }],
     });
     const surface = up.surfaces[0].surface_id;
+    // A new pane's frame carries its status: no face has to ask for it.
+    const created = await events.next((f) => f.type === 'surface_created' && f.surface_id === surface);
+    expect(validate(StatusObject, created.surface_status)).toBeNull();
     // Identified as claude-code, declaring idle.
     await events.next((f) => statusFor(surface)(f) && f.reason === 'declared' && f.state === 'idle');
     const { agents } = await pf.call('fleet.list', {});

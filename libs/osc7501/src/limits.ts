@@ -17,8 +17,10 @@ export const MIN_CAPACITY = 64;
 export const MAX_CAPACITY = 256;
 export const DEFAULT_CAPACITY = 256;
 
+/** The five states a program can declare (§4), in the order the capability reply lists them. */
 export const STATES = ['idle', 'working', 'done', 'blocked', 'error'] as const;
+/** What a blocked program can be waiting for. */
 export const KINDS = ['permission', 'question', 'auth'] as const;
 
 /** The body of the fixed capability reply (§7.2), without its terminator. */
-export const REPLY_BODY = '?:states=idle,working,done,blocked,error:kinds=permission,question,auth';
+export const REPLY_BODY = `?:states=${STATES.join(',')}:kinds=${KINDS.join(',')}`;

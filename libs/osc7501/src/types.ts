@@ -1,7 +1,9 @@
+import type { KINDS, STATES } from './limits';
+
 /** The five states a program can declare (OSC7501.md §4). */
-export type State = 'idle' | 'working' | 'done' | 'blocked' | 'error';
+export type State = (typeof STATES)[number];
 /** What a blocked program is waiting for. */
-export type Kind = 'permission' | 'question' | 'auth';
+export type Kind = (typeof KINDS)[number];
 /** How a sequence ended: `ST` (`ESC \`, or an `ESC` that ended it) or `BEL`. */
 export type Terminator = 'st' | 'bel';
 

@@ -3,6 +3,7 @@ import type { Observation } from '@paneflow/protocol';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from './match';
+import { configDir } from './paths';
 
 /** The conversation an agent process is in, as its own files say. */
 export interface AgentSession {
@@ -20,7 +21,7 @@ export function readAgentSession(runtime: Runtime, observation: Observation): Ag
   if (sessions.reader !== 'pid_file') return null;
   const env = processEnvironment(observation.pid);
   if (!env) return null;
-  const dir = configDir(sessions.config_dir!, env);
+  const dir = configDir(runtime, env);
   if (!dir) return null;
   let data: Record<string, unknown>;
   try {
@@ -32,19 +33,6 @@ export function readAgentSession(runtime: Runtime, observation: Observation): Ag
   const id = data[sessions.id_key!];
   if (typeof id !== 'string' || (runtime.resume && !new RegExp(runtime.resume.session_id_pattern).test(id))) return null;
   return { id, transcriptPath: sessions.transcript ? findTranscript(dir, sessions.transcript.replaceAll('{id}', id)) : null };
-}
-
-/** The first entry that is set: `$VAR` from the agent's environment, `~/…` under its HOME, or a path. */
-function configDir(candidates: string[], env: Record<string, string>): string | null {
-  for (const candidate of candidates) {
-    if (candidate.startsWith('$')) {
-      const value = env[candidate.slice(1)];
-      if (value) return value;
-    } else if (candidate.startsWith('~/')) {
-      if (env.HOME) return join(env.HOME, candidate.slice(2));
-    } else return candidate;
-  }
-  return null;
 }
 
 /** `pattern` under `dir`, where one path segment may be `*` (any directory). */

@@ -1,5 +1,5 @@
 import texts from 'virtual:paneflow-runtimes';
-import { CatalogError, parseCatalog, resolveAgent, runtimeCatalog } from '../src';
+import { CatalogError, configDir, parseCatalog, resolveAgent, resolvePath, runtimeCatalog } from '../src';
 
 const catalog = runtimeCatalog();
 
@@ -87,6 +87,12 @@ describe('a descriptor that breaks the rules fails the catalog, naming the file'
     expect(broken('claude-code', (t) => t.replace(/^id_key = .*$/m, ''))).toThrow(/runtimes\/claude-code\/runtime.toml: sessions: reader 'pid_file' needs 'id_key'/);
   });
 
+  test('a hook adapter or an MCP file without where to write', () => {
+    expect(broken('codex', (t) => t.replace(/^hooks_file = .*$/m, ''))).toThrow(/runtimes\/codex\/runtime.toml: integration: hook_adapter 'codex' needs 'config_dir' and 'hooks_file'/);
+    expect(broken('codex', (t) => t.replace(/^mcp_config = .*$/m, ''))).toThrow(/runtimes\/codex\/runtime.toml: integration: mcp_file needs 'config_dir' and 'mcp_config'/);
+    expect(broken('claude-code', (t) => t.replace(/^config_dir = .*$/m, ''))).toThrow(/sessions: reader 'pid_file' needs 'integration.config_dir'/);
+  });
+
   test('TOML that does not parse', () => {
     expect(broken('pi', (t) => t + '\nbroken = \n')).toThrow(/runtimes\/pi\/runtime.toml: .*line/);
   });
@@ -107,4 +113,29 @@ test.each([
 
 test('an unknown agent name means nothing', () => {
   expect(resolveAgent(catalog, 'claudia')).toBeNull();
+});
+
+describe('where an agent keeps its configuration (`[integration]`)', () => {
+  const claude = catalog.bySlug.get('claude-code')!;
+  const codex = catalog.bySlug.get('codex')!;
+
+  test('the agents that hooks and mcp wire are the ones whose descriptors say how', () => {
+    expect(catalog.runtimes.filter((r) => r.integration.mcp_file).map((r) => [r.slug, r.integration.mcp_config])).toEqual([
+      ['claude-code', 'claude'],
+      ['codex', 'codex'],
+    ]);
+  });
+
+  test('a set variable wins, else the directory under HOME; an empty variable is not set', () => {
+    expect(configDir(claude, { HOME: '/home/u' })).toBe('/home/u/.claude');
+    expect(configDir(claude, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '/cfg' })).toBe('/cfg');
+    expect(configDir(codex, { HOME: '/home/u', CODEX_HOME: '' })).toBe('/home/u/.codex');
+    expect(configDir(claude, {})).toBeNull();
+  });
+
+  test('a file candidate is `$VAR/…`, `~/…`, or a path under the config directory', () => {
+    expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u' }, '/home/u/.claude')).toBe('/home/u/.claude.json');
+    expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '/cfg' }, '/cfg')).toBe('/cfg/.claude.json');
+    expect(resolvePath(codex.integration.mcp_file!, { HOME: '/home/u' }, '/home/u/.codex')).toBe('/home/u/.codex/config.toml');
+  });
 });

@@ -39,7 +39,8 @@ export const EventFrames = {
   declared_changed: frame('declared_changed', { ...pane, declared: nullable(DeclaredStatus) }),
   notification: frame('notification', { ...pane, kind: NoticeKind, title: Type.String(), body: nullable(Type.String()) }),
   session_changed: frame('session_changed', { ...pane, row: SessionRow }),
-  surface_created: frame('surface_created', { ...pane, workspace: Type.Integer({ minimum: 0 }), surface: SurfaceEntry }),
+  /** A new pane, with its status object (an addition; a face reads `surface.status` for a frame without one). */
+  surface_created: frame('surface_created', { ...pane, workspace: Type.Integer({ minimum: 0 }), surface: SurfaceEntry, surface_status: Type.Optional(StatusObject) }),
   /** A pane's name, title, command or directory changed. */
   surface_updated: frame('surface_updated', { ...pane, surface: SurfaceEntry }),
   surface_closed: frame('surface_closed', { ...pane, workspace: Type.Integer({ minimum: 0 }) }),

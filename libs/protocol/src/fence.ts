@@ -1,3 +1,5 @@
+import type { Scope } from './wire';
+
 /** The crypto of Node 20 and of every browser, typed here so pure code needs no Node types. */
 declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T };
 
@@ -6,7 +8,7 @@ export type FenceSource = 'surface.read' | 'surface.search' | 'surface.list';
 export interface FenceAttributes {
   source: FenceSource;
   /** The caller's scope; `all` when the request named none. */
-  scope: 'workspace' | 'all';
+  scope: Scope;
   total_lines?: number;
   eof?: boolean;
   pattern?: string;

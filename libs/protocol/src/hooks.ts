@@ -7,6 +7,8 @@
 /** The hook adapters a runtime descriptor may name (`[integration] hook_adapter`), besides `none`. */
 export const HOOK_TOOLS = ['claude', 'codex'] as const;
 export type HookTool = (typeof HOOK_TOOLS)[number];
+/** The tool of a hook run without `--tool` or `PANEFLOW_AI_TOOL`; `hooks setup` writes no `--tool` for it. */
+export const DEFAULT_HOOK_TOOL: HookTool = HOOK_TOOLS[0];
 
 export function isHookTool(value: unknown): value is HookTool {
   return (HOOK_TOOLS as readonly unknown[]).includes(value);

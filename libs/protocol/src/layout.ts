@@ -9,6 +9,8 @@ import { SurfaceId } from './wire';
 export const LAYOUT_NAMES = ['even_h', 'even_v', 'main_vertical', 'tiled'] as const;
 export type LayoutName = (typeof LAYOUT_NAMES)[number];
 export const LayoutNameSchema = Type.Unsafe<LayoutName>(Type.Union(LAYOUT_NAMES.map((name) => Type.Literal(name))));
+/** The layout of a workspace or spec that names none: side by side. */
+export const DEFAULT_LAYOUT: LayoutName = 'even_h';
 
 export type LayoutNode = { split: 'h' | 'v'; ratio: number; children: LayoutNode[] } | { surface_id: number };
 

@@ -20,6 +20,8 @@ export const REQUEST_DEADLINE_MS = 10_000;
 export const SUBSCRIBER_QUEUE_FRAMES = 1024;
 /** A subscriber that got no frame for this long gets a heartbeat. */
 export const HEARTBEAT_MS = 5000;
+/** A stream's frames (events, follow frames) wait in the server's queue, not in the socket, once the socket holds this much. */
+export const SOCKET_HIGH_WATER = 64 * 1024;
 /** `surface_changed` goes out at most once per pane in this window. */
 export const SURFACE_CHANGED_MS = 50;
 

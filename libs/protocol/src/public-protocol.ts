@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { EVENT_TYPES, type EventType } from './events';
 import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
 import { PID_MAX } from './limits';
@@ -45,7 +45,7 @@ const HookPayload = Type.Object(
 );
 
 /** The metadata one hook event carries (§7.1); every field bounded, since anything local may send one. */
-const HookParams = Type.Object(
+export const HookParams = Type.Object(
   {
     /** Not only `claude`/`codex`: serve answers `unknown_tool` for another name. */
     tool: Type.String({ maxLength: 64 }),
@@ -58,6 +58,8 @@ const HookParams = Type.Object(
   },
   closed,
 );
+/** The params of every `ai.*` method, as the hook builds them. */
+export type HookParams = Static<typeof HookParams>;
 const HookResult = Type.Object({ accepted: Type.Boolean(), reason: Type.Optional(Type.String()) });
 const hookMethods = Object.fromEntries(HOOK_METHODS.map((name) => [name, method(HookParams, HookResult)])) as Record<HookMethod, MethodSpec<typeof HookParams, typeof HookResult>>;
 

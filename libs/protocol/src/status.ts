@@ -23,6 +23,9 @@ export const CliState = Type.Union([
 ]);
 export type CliState = Static<typeof CliState>;
 
+/** An agent thinking or waiting for input is in its turn: a submit would answer it (§4.4), closing its pane asks first (§1.4). */
+export const inTurn = (state: CliState): boolean => state === 'thinking' || state === 'waiting_for_input';
+
 /** §3.3. */
 export const SignalReason = Type.Union([
   Type.Literal('no_agent'),

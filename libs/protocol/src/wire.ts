@@ -1,3 +1,4 @@
+import { KINDS, STATES, type Kind, type State } from '@paneflow/osc7501';
 import Type, { type Static, type TSchema } from 'typebox';
 
 /** Shapes shared by the host and the public protocol. */
@@ -11,16 +12,11 @@ export const SurfaceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INT
 export const TimeMs = Type.Integer({ minimum: 0 });
 export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const DeclaredState = Type.Union([
-  Type.Literal('idle'),
-  Type.Literal('working'),
-  Type.Literal('done'),
-  Type.Literal('blocked'),
-  Type.Literal('error'),
-]);
-export const BlockedKind = Type.Union([Type.Literal('permission'), Type.Literal('question'), Type.Literal('auth')]);
-export type DeclaredState = Static<typeof DeclaredState>;
-export type BlockedKind = Static<typeof BlockedKind>;
+/** OSC 7501's states and kinds, as the protocol library lists them. */
+export const DeclaredState = Type.Unsafe<State>(Type.Union(STATES.map((state) => Type.Literal(state))));
+export const BlockedKind = Type.Unsafe<Kind>(Type.Union(KINDS.map((kind) => Type.Literal(kind))));
+export type DeclaredState = State;
+export type BlockedKind = Kind;
 
 /** One OSC 7501 record in its canonical JSON shape (OSC7501.md §12). */
 export const WireRecord = Type.Object(

@@ -10,29 +10,23 @@ describe.each([
   });
 });
 
+/** A hook frame as REFERENCE.md §7.1 shows it, with no payload. */
+const frame = {
+  tool: 'claude',
+  session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
+  surface_id: 7,
+  workspace_id: '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9',
+  pid: 4242,
+  emitted_at_ms: 1767225600000,
+  payload: {},
+};
+
 test('a hook frame as REFERENCE.md §7.1 shows it is valid ai.stop params', () => {
-  const params = {
-    tool: 'claude',
-    session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
-    surface_id: 7,
-    workspace_id: '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9',
-    pid: 4242,
-    emitted_at_ms: 1767225600000,
-    payload: { session_id: '…', last_result: 'Tests pass.', transcript_path: '/home/me/.claude/projects/x.jsonl' },
-  };
+  const params = { ...frame, payload: { session_id: '…', last_result: 'Tests pass.', transcript_path: '/home/me/.claude/projects/x.jsonl' } };
   expect(validate(PublicMethods['ai.stop'].params, params)).toBeNull();
 });
 
 describe('hook frames are bounded (REFERENCE.md §7.1)', () => {
-  const frame = {
-    tool: 'claude',
-    session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
-    surface_id: 7,
-    workspace_id: '0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9',
-    pid: 4242,
-    emitted_at_ms: 1767225600000,
-    payload: {},
-  };
   const check = (params: unknown) => validate(PublicMethods['ai.stop'].params, params);
 
   test.each([

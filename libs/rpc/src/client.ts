@@ -3,7 +3,7 @@ import { createConnection, type Socket } from 'node:net';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import { encodeLine } from '@paneflow/protocol/line';
 import type { MethodName, MethodTable, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { LineReader } from './framing';
+import { errorResponse, LineReader } from './framing';
 
 /** Frames pushed by a streaming method can be large (host output chunks up to 1 MiB). */
 const MAX_INCOMING_LINE_BYTES = 64 * 1024 * 1024;
@@ -87,11 +87,9 @@ export class RpcConnection<T extends MethodTable> {
     if (this.closedFlag) throw new UnreachableError(this.endpoint, new Error('connection closed'));
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     try {
-      return await this.client.timeout(timeoutMs, (id) => ({
-        jsonrpc: '2.0',
-        id,
-        error: { code: ErrorCode.InternalError, message: `no answer to ${method} within ${timeoutMs} ms`, data: { reason: 'timeout' } },
-      })).request(method, params as Record<string, unknown>);
+      return await this.client
+        .timeout(timeoutMs, (id) => errorResponse(id, ErrorCode.InternalError, `no answer to ${method} within ${timeoutMs} ms`, { reason: 'timeout' }))
+        .request(method, params as Record<string, unknown>);
     } catch (error) {
       if (this.connectionError) throw this.connectionError;
       // The connection closed under the request: json-rpc-2.0 fails it with code 0.

@@ -1,3 +1,10 @@
+import type { ErrorObject } from '@paneflow/protocol/errors';
+
+/** A JSON-RPC 2.0 error answer; `id` is null when the request could not be read far enough to have one. */
+export function errorResponse(id: string | number | null, code: number, message: string, data?: ErrorObject['data']) {
+  return { jsonrpc: '2.0' as const, id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
 export class LineTooLongError extends Error {
   constructor(readonly limit: number) {
     super(`line over ${limit} bytes`);

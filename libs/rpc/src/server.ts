@@ -5,7 +5,7 @@ import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import { MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
 import { encodeLine } from '@paneflow/protocol/line';
 import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from '@paneflow/protocol/schema';
-import { LineReader, LineTooLongError } from './framing';
+import { errorResponse, LineReader, LineTooLongError } from './framing';
 
 /** One client connection: the handle a streaming method keeps to push frames. */
 export class Connection {
@@ -126,14 +126,12 @@ export class RpcServer<T extends MethodTable> {
 
   constructor(private readonly options: ServerOptions<T>) {
     this.rpc.mapErrorToJSONRPCErrorResponse = (id, error) => {
-      const object =
-        error instanceof RpcError
+      const { code, message, data } =
+        error instanceof RpcError || error instanceof JSONRPCErrorException
           ? error.toObject()
-          : error instanceof JSONRPCErrorException
-            ? error.toObject()
-            : { code: ErrorCode.InternalError, message: `internal error: ${error?.message ?? String(error)}` };
+          : { code: ErrorCode.InternalError, message: `internal error: ${error?.message ?? String(error)}`, data: undefined };
       if (!(error instanceof RpcError)) options.log?.(`handler failed: ${error?.stack ?? String(error)}`);
-      return { jsonrpc: '2.0', id, error: object };
+      return errorResponse(id, code, message, data);
     };
     for (const name of Object.keys(options.methods) as MethodName<T>[]) {
       const spec = options.methods[name];
@@ -185,7 +183,7 @@ export class RpcServer<T extends MethodTable> {
     const { mode, maxConnections = Infinity, lineDeadlineMs, maxLineBytes = MAX_REQUEST_LINE_BYTES } = this.options;
     socket.on('error', () => socket.destroy());
     if (this.sockets.size >= maxConnections) {
-      socket.end(encodeLine({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Backpressure, message: 'too many connections' } }));
+      socket.end(encodeLine(errorResponse(null, ErrorCode.Backpressure, 'too many connections')));
       return;
     }
     this.sockets.add(socket);
@@ -214,7 +212,7 @@ export class RpcServer<T extends MethodTable> {
         lines = reader.push(chunk);
       } catch (error) {
         if (!(error instanceof LineTooLongError)) throw error;
-        socket.end(encodeLine({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `request line over ${maxLineBytes} bytes` } }));
+        socket.end(encodeLine(errorResponse(null, ErrorCode.InvalidRequest, `request line over ${maxLineBytes} bytes`)));
         socket.removeAllListeners('data');
         return;
       }
@@ -244,23 +242,23 @@ export class RpcServer<T extends MethodTable> {
     try {
       request = JSON.parse(line);
     } catch {
-      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: 'parse error: the line is not JSON' } });
+      reply(errorResponse(null, ErrorCode.ParseError, 'parse error: the line is not JSON'));
       return;
     }
     if (Array.isArray(request)) {
-      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: batches are not supported' } });
+      reply(errorResponse(null, ErrorCode.InvalidRequest, 'invalid request: batches are not supported'));
       return;
     }
     const candidate = request as Partial<JSONRPCRequest>;
     const rawId: unknown = candidate && typeof candidate === 'object' ? candidate.id : undefined;
     // JSON-RPC 2.0 ids are strings, numbers or null; any other id cannot be echoed back.
     if (rawId !== undefined && rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
-      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: id must be a string, a number or null' } });
+      reply(errorResponse(null, ErrorCode.InvalidRequest, 'invalid request: id must be a string, a number or null'));
       return;
     }
     // An id is echoed in the answer: a long one would make the server write what it was sent.
     if (typeof rawId === 'string' && rawId.length > MAX_ID_CHARS) {
-      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `invalid request: a string id may have at most ${MAX_ID_CHARS} characters` } });
+      reply(errorResponse(null, ErrorCode.InvalidRequest, `invalid request: a string id may have at most ${MAX_ID_CHARS} characters`));
       return;
     }
     const id = (rawId ?? null) as JSONRPCResponse['id'];
@@ -271,7 +269,7 @@ export class RpcServer<T extends MethodTable> {
       typeof candidate.method !== 'string' ||
       (candidate.params !== undefined && (typeof candidate.params !== 'object' || candidate.params === null || Array.isArray(candidate.params)))
     ) {
-      reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}' } });
+      reply(errorResponse(id, ErrorCode.InvalidRequest, 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}'));
       return;
     }
     this.dispatch(candidate as JSONRPCRequest, id, connection, reply);
@@ -295,7 +293,7 @@ export class RpcServer<T extends MethodTable> {
         void pending.then(() => this.dispatch(candidate, id, connection, reply));
         return;
       }
-      reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `${first} must come first on every connection` } });
+      reply(errorResponse(id, ErrorCode.InvalidRequest, `${first} must come first on every connection`));
       return;
     }
     const context: CallContext = { connection, method: candidate.method };
@@ -318,11 +316,7 @@ export class RpcServer<T extends MethodTable> {
           if (result instanceof StreamReply) {
             if (!this.admitStream(connection)) {
               const max = this.options.maxStreams;
-              reply({
-                jsonrpc: '2.0',
-                id,
-                error: { code: ErrorCode.Backpressure, message: `too many subscribers: at most ${max} connections may stream at once; try again when one closes`, data: { reason: 'too_many_subscribers' } },
-              });
+              reply(errorResponse(id, ErrorCode.Backpressure, `too many subscribers: at most ${max} connections may stream at once; try again when one closes`, { reason: 'too_many_subscribers' }));
               return;
             }
             connection.send({ ...response, result: result.result });
@@ -334,7 +328,7 @@ export class RpcServer<T extends MethodTable> {
       },
       (error) => {
         this.options.log?.(`dispatch failed: ${String(error)}`);
-        reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: 'internal error' } });
+        reply(errorResponse(id, ErrorCode.InternalError, 'internal error'));
       },
     );
   }

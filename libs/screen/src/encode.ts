@@ -8,8 +8,6 @@ export type MouseTracking = 'none' | 'x10' | 'vt200' | 'drag' | 'any';
 export interface PaneModes {
   /** DECCKM (?1): arrows, Home and End as SS3 instead of CSI. */
   applicationCursorKeys: boolean;
-  /** ?2004: pastes are bracketed. */
-  bracketedPaste: boolean;
   /** ?1004: focus in and out are reported. */
   sendFocus: boolean;
   mouseTracking: MouseTracking;
@@ -25,12 +23,6 @@ export function encodeKey(event: KeyEvent, modes: Pick<PaneModes, 'applicationCu
   const cursorKey = sequence.length === 3 && sequence[0] === ESC && (sequence[1] === '[' || sequence[1] === 'O') && 'ABCDHF'.includes(sequence[2]);
   if (cursorKey) return `${ESC}${modes.applicationCursorKeys ? 'O' : '['}${sequence[2]}`;
   return sequence;
-}
-
-/** A paste for the pane: bracketed when it asked, and never able to end its own bracket early. */
-export function encodePaste(text: string, modes: Pick<PaneModes, 'bracketedPaste'>): string {
-  if (!modes.bracketedPaste) return text;
-  return `${ESC}[200~${text.split(`${ESC}[201~`).join('')}${ESC}[201~`;
 }
 
 /** Focus in or out for the pane, or null when it did not ask for focus reports. */

@@ -13,5 +13,5 @@ export { layoutPanes, neighbour } from './layout';
 export type { BorderCell, Direction, Layout, LayoutOptions, PaneLayout } from './layout';
 export { InputParser } from './input';
 export type { FocusEvent, InputEvent, KeyEvent, MouseButton, MouseEvent, PasteEvent } from './input';
-export { encodeFocus, encodeKey, encodeMouse, encodePaste } from './encode';
+export { encodeFocus, encodeKey, encodeMouse } from './encode';
 export type { MouseTracking, PaneModes } from './encode';

@@ -1,4 +1,4 @@
-import { encodeFocus, encodeKey, encodeMouse, encodePaste, InputParser, type KeyEvent, type MouseEvent, type MouseTracking } from '../src';
+import { encodeFocus, encodeKey, encodeMouse, InputParser, type KeyEvent, type MouseEvent, type MouseTracking } from '../src';
 
 const ESC = '\x1b';
 const key = (sequence: string) => new InputParser().feed(sequence)[0] as KeyEvent;
@@ -21,13 +21,7 @@ describe('encodeKey', () => {
   });
 });
 
-describe('encodePaste and encodeFocus', () => {
-  test('a paste is bracketed when the pane asked, and cannot close its bracket early', () => {
-    expect(encodePaste('a\rb', { bracketedPaste: false })).toBe('a\rb');
-    expect(encodePaste('a\rb', { bracketedPaste: true })).toBe(`${ESC}[200~a\rb${ESC}[201~`);
-    expect(encodePaste(`x${ESC}[201~rm -rf ~\r`, { bracketedPaste: true })).toBe(`${ESC}[200~xrm -rf ~\r${ESC}[201~`);
-  });
-
+describe('encodeFocus', () => {
   test('focus reports only when the pane asked for them', () => {
     expect(encodeFocus(true, { sendFocus: true })).toBe(`${ESC}[I`);
     expect(encodeFocus(false, { sendFocus: true })).toBe(`${ESC}[O`);

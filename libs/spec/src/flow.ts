@@ -1,3 +1,4 @@
+import { DEFAULT_LAYOUT } from '@paneflow/protocol';
 import Type, { type Static } from 'typebox';
 import { locate, SpecError, type Problem } from './problems';
 import { parseToml } from './toml';
@@ -278,7 +279,7 @@ export function parseFlow(text: string, file: string, host: SpecHost): FlowPlan 
   });
   return {
     name: (data.name as string | undefined) ?? 'Flow',
-    layout: (data.layout as Layout | undefined) ?? 'even_h',
+    layout: (data.layout as Layout | undefined) ?? DEFAULT_LAYOUT,
     port_base: (data.port_base as number | undefined) ?? 3000,
     on_failure: defaults.on_failure ?? 'fail_fast',
     steps: stepPlans,

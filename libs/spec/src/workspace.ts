@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { LayoutNameSchema, nameFault, type LayoutName } from '@paneflow/protocol';
+import { DEFAULT_LAYOUT, LayoutNameSchema, nameFault, type LayoutName } from '@paneflow/protocol';
 import { Compile } from 'typebox/compile';
 import { locate, SpecError, type Problem } from './problems';
 import { parseToml } from './toml';
@@ -350,7 +350,7 @@ export function parseWorkspace(text: string, file: string, host: SpecHost): Work
   if (problems.length > 0) throw new SpecError(file, problems);
   return {
     name: (data.name as string | undefined) ?? 'Workspace',
-    layout: (data.layout as Layout | undefined) ?? 'even_h',
+    layout: (data.layout as Layout | undefined) ?? DEFAULT_LAYOUT,
     port_base: (data.port_base as number | undefined) ?? 3000,
     panes: resolved.map((r) => r.plan!),
   };

@@ -1,9 +1,15 @@
 import type { EventFrame, EventFrameOf } from '@paneflow/protocol/events';
 import type { SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol/model';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import type { PaneStatus } from './presentation';
 
 /** What a frame changed, so a face redraws only that. */
 export type Change = 'workspaces' | 'surfaces' | 'status' | 'focus' | 'none' | 'resync';
+
+type Read = 'workspace.list' | 'surface.list' | 'surface.status';
+/** How a face asks serve: the picture reads through it and touches no socket itself. */
+export type ReadRequest = <M extends Read>(method: M, params: ParamsOf<PublicMethods, M>) => Promise<ResultOf<PublicMethods, M>>;
 
 /**
  * An instance as a face shows it — workspaces, panes, each pane's status — kept from serve's
@@ -15,6 +21,26 @@ export class Picture {
   workspaces: WorkspaceEntry[] = [];
   readonly surfaces = new Map<number, SurfaceEntry>();
   readonly statuses = new Map<number, PaneStatus>();
+
+  /**
+   * Reads everything again: `workspace.list` and `surface.list`, then one `surface.status` per pane
+   * (a pane whose status cannot be read, such as one closed meanwhile, is left without).
+   */
+  async reload(request: ReadRequest): Promise<void> {
+    const [{ workspaces }, { surfaces }] = await Promise.all([request('workspace.list', {}), request('surface.list', { scope: 'all' })]);
+    const statuses = await Promise.all(surfaces.map((s) => request('surface.status', { surface_id: s.surface_id }).catch(() => null)));
+    this.load(workspaces, surfaces, statuses.filter((s): s is NonNullable<typeof s> => s !== null));
+  }
+
+  /**
+   * A new pane's status when its `surface_created` frame came without one (from a serve that did
+   * not send it yet): read once. Resolves to the status the picture took, or null.
+   */
+  async readCreated(frame: EventFrameOf<'surface_created'>, request: ReadRequest): Promise<PaneStatus | null> {
+    if (frame.surface_status) return null;
+    const status = await request('surface.status', { surface_id: frame.surface_id }).catch(() => null);
+    return status && this.read(status) ? status : null;
+  }
 
   /**
    * Everything, as read from `workspace.list`, `surface.list` and one `surface.status` per pane;
@@ -43,7 +69,7 @@ export class Picture {
     return this.workspaces.find((w) => w.active);
   }
 
-  /** Applies one event frame. A new pane's status is not in the frame: `'surfaces'` says to read it. */
+  /** Applies one event frame. A new pane's frame carries its status, unless an older serve sent it (`readCreated`). */
   apply(frame: EventFrame): Change {
     switch (frame.type) {
       case 'status_changed':
@@ -55,6 +81,9 @@ export class Picture {
         return 'status';
       }
       case 'surface_created':
+        this.surfaces.set(frame.surface_id, frame.surface);
+        if (frame.surface_status) this.read(frame.surface_status);
+        return 'surfaces';
       case 'surface_updated':
         this.surfaces.set(frame.surface_id, frame.surface);
         return 'surfaces';

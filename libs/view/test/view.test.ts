@@ -1,5 +1,5 @@
-import type { EventFrame, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES } from '../src';
+import type { EventFrame, EventFrameOf, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
+import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, type ReadRequest } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -122,6 +122,41 @@ describe('a status read while events flow', () => {
     expect([picture.statuses.get(1)?.revision, picture.statuses.get(2)?.revision]).toEqual([8, 9]);
     picture.load([workspace(0, { surfaces: [2] })], [surface(2)], []);
     expect([...picture.statuses.keys()]).toEqual([2]);
+  });
+});
+
+describe('the full read and a new pane', () => {
+  const frame = (f: object) => ({ at_ms: 1, ...f }) as EventFrameOf<'surface_created'>;
+
+  test('reload reads the workspaces, the panes and each pane\'s status; a status that cannot be read is left out', async () => {
+    const asked: string[] = [];
+    const request = (async (method: string, params: { surface_id?: number }) => {
+      asked.push(method);
+      if (method === 'workspace.list') return { workspaces: [workspace(0, { surfaces: [1, 2] })] };
+      if (method === 'surface.list') return { surfaces: [surface(1), surface(2)] };
+      if (params.surface_id === 2) throw new Error('closed meanwhile');
+      return status({ surface_id: params.surface_id, state: 'thinking' });
+    }) as ReadRequest;
+    const picture = new Picture();
+    await picture.reload(request);
+    expect(asked.sort()).toEqual(['surface.list', 'surface.status', 'surface.status', 'workspace.list']);
+    expect([...picture.surfaces.keys()]).toEqual([1, 2]);
+    expect([...picture.statuses.keys()]).toEqual([1]);
+  });
+
+  test("a new pane's status comes with its frame; one that came without is read once", async () => {
+    const picture = new Picture();
+    picture.load([workspace(0)], [], []);
+    const request = (async () => status({ surface_id: 3, revision: 2 })) as ReadRequest;
+    const withStatus = frame({ type: 'surface_created', surface_id: 2, session: surface(2).session, workspace: 0, surface: surface(2), surface_status: status({ surface_id: 2 }) });
+    expect(picture.apply(withStatus)).toBe('surfaces');
+    expect(picture.statuses.get(2)?.surface_id).toBe(2);
+    expect(await picture.readCreated(withStatus, request)).toBeNull();
+    const without = frame({ type: 'surface_created', surface_id: 3, session: surface(3).session, workspace: 0, surface: surface(3) });
+    picture.apply(without);
+    expect(picture.statuses.has(3)).toBe(false);
+    expect((await picture.readCreated(without, request))?.revision).toBe(2);
+    expect(picture.statuses.get(3)?.revision).toBe(2);
   });
 });
 

@@ -90,7 +90,6 @@ export class PaneMirror {
     const modes = this.term.modes;
     return {
       applicationCursorKeys: modes.applicationCursorKeysMode,
-      bracketedPaste: modes.bracketedPasteMode,
       sendFocus: modes.sendFocusMode,
       mouseTracking: modes.mouseTrackingMode,
       mouseEncoding: this.sgrMouse ? 'sgr' : 'default',

@@ -2,12 +2,12 @@
 // whose Agents section says, for every agent pane, what its agent declared. It draws what serve
 // pushes and computes no state of its own.
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
-import type { EventFrame } from '@paneflow/protocol/events';
+import type { EventFrame, EventFrameOf } from '@paneflow/protocol/events';
 import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
-import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, STATIC_MARK, type PaneStatus } from '@paneflow/view';
+import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, STATIC_MARK, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
@@ -19,6 +19,8 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 
 export class App {
   private readonly picture = new Picture();
+  /** The picture's reads, through the renderer's one API. */
+  private readonly read = ((method, params) => this.api.request(method, params)) as ReadRequest;
   private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement }>();
   private readonly clock = new SpinnerClock();
   private readonly catalog = runtimeCatalog();
@@ -89,7 +91,7 @@ export class App {
         this.renderAgents();
         return;
       case 'surfaces':
-        if (frame.type === 'surface_created') void this.refreshStatus(frame.surface_id);
+        if (frame.type === 'surface_created') void this.createdStatus(frame);
         this.render();
         return;
       case 'workspaces':
@@ -124,22 +126,18 @@ export class App {
     this.refreshing = (async () => {
       do {
         this.refreshAgain = false;
-        const [{ workspaces }, { surfaces }] = (await Promise.all([this.api.request('workspace.list'), this.api.request('surface.list', { scope: 'all' })])) as [
-          { workspaces: Workspace[] },
-          { surfaces: Surface[] },
-        ];
-        const statuses = await Promise.all(surfaces.map((s) => this.api.request('surface.status', { surface_id: s.surface_id }).catch(() => null)));
-        this.picture.load(workspaces, surfaces, statuses.filter((s): s is PaneStatus => s !== null));
+        await this.picture.reload(this.read);
         this.render();
       } while (this.refreshAgain);
     })().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 
-  /** A pane's status, read once: a new pane says nothing until it changes. */
-  private async refreshStatus(surfaceId: number): Promise<void> {
-    const status = (await this.api.request('surface.status', { surface_id: surfaceId }).catch(() => null)) as PaneStatus | null;
-    if (status && this.picture.read(status)) await this.statusChanged(status);
+  /** A new pane whose frame came without its status (an older serve): read once. */
+  private async createdStatus(frame: EventFrameOf<'surface_created'>): Promise<void> {
+    const status = await this.picture.readCreated(frame, this.read);
+    if (!status) return;
+    await this.statusChanged(status);
     this.render();
   }
 

@@ -1,5 +1,5 @@
 import { resolveAgent } from '@paneflow/procscan';
-import { leaves, presetLayout, type LayoutNode } from '@paneflow/protocol';
+import { DEFAULT_LAYOUT, leaves, presetLayout, type LayoutNode } from '@paneflow/protocol';
 import { existsSync } from 'node:fs';
 import { disabled, invalid, notFound } from '../errors';
 import { savedBeforeReply as saved, type PaneRecord } from '../model';
@@ -19,7 +19,7 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     const workspace = workspaces.create(name ?? `Workspace ${ctx.model.workspaces.length + 1}`);
     try {
       const pane = await panes.create(workspace, { cwd: dir });
-      workspace.layout = presetLayout(layout ?? 'even_h', [pane.surface_id]);
+      workspace.layout = presetLayout(layout ?? DEFAULT_LAYOUT, [pane.surface_id]);
       workspace.focus = pane.surface_id;
       workspaces.show(workspace);
       return { ...workspaces.ref(workspace), surface_id: pane.surface_id };

@@ -6,6 +6,12 @@ import { Compile } from 'typebox/compile';
 const closed = { additionalProperties: false } as const;
 const Platform = Type.Union([Type.Literal('linux'), Type.Literal('macos'), Type.Literal('windows')]);
 const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
+/**
+ * Where a file or directory of the agent's is, as candidates (`resolvePath`, src/paths.ts): the first
+ * that resolves wins. `$VAR` or `$VAR/…` while the variable is set, `~/…` under HOME, any other
+ * path under `config_dir` (in `config_dir` itself, as it is).
+ */
+const Candidates = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 
 /** `runtimes/<slug>/runtime.toml` (REFERENCE.md §6.1): data only, checked strictly. */
 export const RuntimeDescriptor = Type.Object(
@@ -41,8 +47,15 @@ export const RuntimeDescriptor = Type.Object(
         post_install_step: Type.Optional(Type.String()),
         /** The hook vocabulary is the protocol's; `none` for an agent Paneflow has no hooks for. */
         hook_adapter: Type.Unsafe<HookTool | 'none'>(Type.Union([...HOOK_TOOLS.map((tool) => Type.Literal(tool)), Type.Literal('none')])),
+        /** The format of the agent's MCP server list, which `mcp install` edits in `mcp_file`. */
         mcp_config: Type.Optional(Type.Union([Type.Literal('claude'), Type.Literal('codex'), Type.Literal('gemini'), Type.Literal('opencode')])),
         skills_dir: Type.Optional(Type.String()),
+        /** The agent's configuration directory, read in the agent's environment (session files) or the user's (`hooks`, `mcp`). */
+        config_dir: Type.Optional(Candidates),
+        /** The settings file `hooks setup` puts the hooks in, under `config_dir`. */
+        hooks_file: Type.Optional(Type.String({ minLength: 1 })),
+        /** The file holding the agent's MCP servers. */
+        mcp_file: Type.Optional(Candidates),
       },
       closed,
     ),
@@ -61,7 +74,7 @@ export const RuntimeDescriptor = Type.Object(
     ),
     /**
      * Where the agent keeps its sessions, to learn a pane's conversation id without hooks.
-     * `pid_file`: a JSON file per running process (`file` under the first set `config_dir`, with
+     * `pid_file`: a JSON file per running process (`file` under `integration.config_dir`, with
      * `{pid}`), whose `id_key` holds the id and `process_start_key` the process's kernel start time
      * (so a recycled pid never matches); `transcript` (with `{id}`, one `*` directory allowed) is
      * where the conversation is written. `none`: no reader.
@@ -69,8 +82,6 @@ export const RuntimeDescriptor = Type.Object(
     sessions: Type.Object(
       {
         reader: Type.Union([Type.Literal('none'), Type.Literal('pid_file')]),
-        /** `$VAR` (the agent's own environment) or a path with `~` (the agent's HOME); the first set wins. */
-        config_dir: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
         file: Type.Optional(Type.String({ pattern: '\\{pid\\}' })),
         id_key: Type.Optional(Type.String({ minLength: 1 })),
         process_start_key: Type.Optional(Type.String({ minLength: 1 })),
@@ -166,11 +177,18 @@ export function parseCatalog(files: Record<string, string>): Catalog {
     }
     const descriptor = data as RuntimeDescriptor;
     if (descriptor.slug !== dir) problems.push(`${file}: slug '${descriptor.slug}' is not its directory '${dir}'`);
-    if (descriptor.sessions.reader === 'pid_file') {
-      for (const key of ['config_dir', 'file', 'id_key', 'process_start_key'] as const) {
-        if (descriptor.sessions[key] === undefined) problems.push(`${file}: sessions: reader 'pid_file' needs '${key}'`);
+    const { integration, sessions } = descriptor;
+    if (sessions.reader === 'pid_file') {
+      for (const key of ['file', 'id_key', 'process_start_key'] as const) {
+        if (sessions[key] === undefined) problems.push(`${file}: sessions: reader 'pid_file' needs '${key}'`);
       }
+      if (!integration.config_dir) problems.push(`${file}: sessions: reader 'pid_file' needs 'integration.config_dir'`);
     }
+    // What `hooks` and `mcp` write needs a place to write it.
+    if (integration.hook_adapter !== 'none' && (!integration.config_dir || !integration.hooks_file)) {
+      problems.push(`${file}: integration: hook_adapter '${integration.hook_adapter}' needs 'config_dir' and 'hooks_file'`);
+    }
+    if (integration.mcp_file && (!integration.config_dir || !integration.mcp_config)) problems.push(`${file}: integration: mcp_file needs 'config_dir' and 'mcp_config'`);
     if (descriptor.resume) {
       try {
         new RegExp(descriptor.resume.session_id_pattern);

@@ -1,0 +1,170 @@
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
+import { inTurn } from '@paneflow/protocol/status';
+import { neighbour, type KeyEvent } from '@paneflow/screen';
+import { rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import type { Drawn, Mode } from './frame';
+import type { PaneMirror } from './mirror';
+
+/** What the commands reach of the face they run in (`AttachClient`). */
+export interface CommandFace {
+  readonly picture: Picture;
+  /** The frame last drawn: the layout the arrows move in. */
+  readonly drawn: Drawn | null;
+  /** The pane shown alone (prefix z), or null. */
+  zoomed: number | null;
+  readonly prefix: string;
+  label(status: PaneStatus): string;
+  request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>>;
+  focusedMirror(): PaneMirror | undefined;
+  /** Types into a pane as the user. */
+  type(mirror: PaneMirror, bytes: string): void;
+  setMode(mode: Mode): void;
+  invalidate(): void;
+  say(note: string | null): void;
+  /** Ends `attach`, leaving every session running (prefix d). */
+  detach(): void;
+}
+
+/**
+ * What the keys after the prefix do (tmux's, apps/cli/README.md *paneflow attach*), and the pane
+ * actions they share with plain keys and the mouse: focus, close (asking first when an agent is in
+ * its turn), restart an ended agent.
+ */
+export class Commands {
+  /** Panes whose restart this face asked for and serve has not answered yet. */
+  private readonly restarting = new Set<number>();
+
+  constructor(private readonly face: CommandFace) {}
+
+  async run(event: KeyEvent): Promise<void> {
+    const { face } = this;
+    const workspace = face.picture.active;
+    const focused = workspace?.focus ?? null;
+    try {
+      switch (event.name) {
+        case face.prefix: {
+          const mirror = face.focusedMirror();
+          if (mirror) face.type(mirror, event.sequence);
+          return;
+        }
+        case '%':
+        case '|':
+        case '"':
+        case '-':
+          if (focused === null) return;
+          await face.request('surface.split', { direction: event.name === '%' || event.name === '|' ? 'h' : 'v', surface_id: focused });
+          return;
+        case 'up':
+        case 'down':
+        case 'left':
+        case 'right': {
+          const layout = face.drawn?.layout;
+          const next = layout && focused !== null ? neighbour(layout, focused, event.name, face.drawn?.cursor) : null;
+          if (next !== null) await this.focus(next);
+          return;
+        }
+        case 'n':
+        case 'p': {
+          const count = face.picture.workspaces.length;
+          if (count < 2 || !workspace) return;
+          await face.request('workspace.select', { index: (workspace.index + (event.name === 'n' ? 1 : count - 1)) % count });
+          return;
+        }
+        case 'a':
+          return void (await this.nextNeedingYou());
+        case 'z':
+          face.zoomed = face.zoomed === null ? focused : null;
+          return face.invalidate();
+        case '[': {
+          const mirror = face.focusedMirror();
+          if (mirror) face.setMode({ kind: 'scroll', search: null, typing: false, match: null });
+          return;
+        }
+        case 'x':
+          return this.askToClose();
+        case 'c': {
+          const cwd = focused !== null ? face.picture.surfaces.get(focused)?.cwd : undefined;
+          await face.request('workspace.create', cwd ? { cwd } : {});
+          return;
+        }
+        case 'd':
+          return face.detach();
+        case '?':
+          return face.setMode({ kind: 'help' });
+        default:
+          if (event.name && /^[0-9]$/.test(event.name)) {
+            const index = Number(event.name);
+            if (index < face.picture.workspaces.length) await face.request('workspace.select', { index });
+          }
+      }
+    } catch (error) {
+      face.say((error as Error).message);
+    }
+  }
+
+  async focus(surfaceId: number): Promise<void> {
+    if (this.face.zoomed !== null) this.face.zoomed = surfaceId;
+    await this.face.request('surface.focus', { surface_id: surfaceId });
+  }
+
+  /** Jumps to the next agent waiting for you, across workspaces, after the focused one. */
+  private async nextNeedingYou(): Promise<void> {
+    const { picture } = this.face;
+    const waiting = [...picture.statuses.values()].filter((s) => rowMark(s) === 'need_you').sort((a, b) => a.surface_id - b.surface_id);
+    if (waiting.length === 0) return this.face.say('no agent needs you');
+    const focused = picture.active?.focus ?? 0;
+    const next = waiting.find((s) => s.surface_id > focused) ?? waiting[0];
+    await this.focus(next.surface_id);
+  }
+
+  /** REFERENCE.md §1.4: a pane whose agent is thinking or waiting asks first; any other closes at once. */
+  private askToClose(): void {
+    const { face } = this;
+    const focused = face.picture.active?.focus;
+    if (!focused) return;
+    const status = face.picture.statuses.get(focused);
+    if (status && status.tool !== null && inTurn(status.state)) {
+      const name = face.picture.surfaces.get(focused)?.name ?? face.label(status);
+      return face.setMode({ kind: 'confirm', question: `Close ${name}? Its agent is ${status.state === 'thinking' ? 'working' : 'waiting for you'}.` });
+    }
+    void this.close(focused);
+  }
+
+  /** The answer to the question `askToClose` asked. */
+  confirmed(yes: boolean): void {
+    this.face.setMode({ kind: 'normal' });
+    const focused = this.face.picture.active?.focus;
+    if (yes && focused) void this.close(focused);
+  }
+
+  private async close(surfaceId: number): Promise<void> {
+    if (this.face.zoomed === surfaceId) this.face.zoomed = null;
+    await this.face.request('surface.close', { surface_id: surfaceId }).catch((error: Error) => this.face.say(error.message));
+  }
+
+  /** Starts an ended agent pane again: its conversation resumed, or (after a failed resume) its launch anew. */
+  async restart(surfaceId: number, notice: EndedNotice): Promise<void> {
+    const { face } = this;
+    if (this.restarting.has(surfaceId)) return;
+    this.restarting.add(surfaceId);
+    const name = face.picture.surfaces.get(surfaceId)?.name ?? `pane ${surfaceId}`;
+    face.say(`${name}: ${notice.action === 'fresh' ? 'starting anew' : 'resuming'}…`);
+    try {
+      const result = await face.request('surface.restart', { surface_id: surfaceId, ...(notice.action === 'fresh' ? { fresh: true } : {}) });
+      face.say(`${name}: ${restartNote(result.restart)}`);
+    } catch (error) {
+      face.say(`${name}: ${(error as Error).message}`);
+    } finally {
+      this.restarting.delete(surfaceId);
+    }
+  }
+}
+
+/** What a restart did, in a few words for the status line. */
+function restartNote(restart: ResultOf<PublicMethods, 'surface.restart'>['restart']): string {
+  if (restart.outcome === 'failed') return `resume failed: ${restart.reason ?? 'unknown'}`;
+  if (restart.mode === 'launch') return 'started again from its launch command';
+  const what = restart.mode === 'session' ? `conversation ${restart.provider_session_id}` : 'its latest conversation';
+  return restart.outcome === 'resumed' ? `resumed ${what}` : `resuming ${what}, not confirmed yet`;
+}

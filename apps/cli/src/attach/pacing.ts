@@ -1,0 +1,55 @@
+/** While only output changes, frames are drawn at most this often. */
+const OUTPUT_FRAME_MS = 33;
+
+/**
+ * When `attach` draws: only once something changed; while only output changes, at most every
+ * 33 ms; the echo of a keystroke at once; never while the last frame is still being written, so a
+ * slow terminal gets fewer frames, never a backlog. With nothing changing there is no timer at all.
+ */
+export class FramePacer {
+  /** Frames go out only once the terminal is taken over: one drawn before would be on the other screen. */
+  running = false;
+  /** A keystroke went in since the last frame: the frame that shows its echo waits for nothing. */
+  echoDue = false;
+  /** The next frame: soon (this turn of the event loop is over) or later (the output cap). */
+  private soon: NodeJS.Immediate | null = null;
+  private later: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  private lastAt = 0;
+  private dirty = false;
+
+  /** `draw` composes a frame and resolves once the terminal has taken it. */
+  constructor(private readonly draw: () => Promise<void>) {}
+
+  /** Something changed: a frame will show it. */
+  request(): void {
+    this.dirty = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.running || this.soon || this.writing) return;
+    // The echo goes at once even while a capped frame is waiting (a stream plus typing costs one extra frame per key).
+    const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - Date.now();
+    if (wait > 0) {
+      this.later ??= setTimeout(() => this.fire(), wait);
+      return;
+    }
+    if (this.later) clearTimeout(this.later);
+    this.later = null;
+    this.soon = setImmediate(() => this.fire());
+  }
+
+  private fire(): void {
+    this.soon = null;
+    if (this.later) clearTimeout(this.later);
+    this.later = null;
+    if (!this.dirty || !this.running) return;
+    this.dirty = false;
+    this.lastAt = Date.now();
+    this.writing = this.draw().then(() => {
+      this.writing = null;
+      if (this.dirty) this.schedule();
+    });
+  }
+}
