@@ -3,4 +3,6 @@ module.exports = {
   displayName: 'rpc',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Bounds a hang, never a speed: the helpers' own waits (10 s) fail first, with what was missing.
+  testTimeout: 30_000,
 };

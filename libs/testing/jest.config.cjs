@@ -3,4 +3,6 @@ module.exports = {
   displayName: 'testing',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Real instances on two shared cores: this bounds a hang, never a speed.
+  testTimeout: 60_000,
 };

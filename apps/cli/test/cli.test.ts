@@ -1,7 +1,66 @@
 import { StatusObject, validate } from '@paneflow/protocol';
 import { encode } from '@paneflow/osc7501';
+import { resolveEndpoints } from '@paneflow/instance';
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { CLI, makeHome, screen, type Home } from '@paneflow/testing';
+import { CLI, makeHome, screen, until, type Home } from '@paneflow/testing';
+
+/**
+ * A socket of the test's in front of serve's public socket (for PANEFLOW_SOCKET_PATH): it passes
+ * every byte both ways and counts the answers serve gave, by method.
+ */
+async function socketRelay(home: Home) {
+  const path = join(mkdtempSync(join(home.dir, 'relay-')), 'paneflow.sock');
+  const answers = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const lines = (socket: Socket, each: (message: Record<string, unknown>) => void) => {
+    let buffer = '';
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        try {
+          each(JSON.parse(line));
+        } catch {
+          // not JSON: passed on all the same
+        }
+      }
+    });
+  };
+  const server = createServer((client) => {
+    const upstream = createConnection(resolveEndpoints(home.env).publicSocket);
+    const asked: string[] = [];
+    lines(client, (message) => typeof message.method === 'string' && 'id' in message && asked.push(message.method));
+    // An answer carries an id, an event frame does not; one request per connection but a subscription.
+    lines(upstream, (message) => {
+      const method = 'id' in message ? asked.shift() : undefined;
+      if (method) answers.set(method, (answers.get(method) ?? 0) + 1);
+    });
+    client.pipe(upstream);
+    upstream.pipe(client);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return {
+    path,
+    answered: (method: string) => answers.get(method) ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 describe('without an instance', () => {
   let home: Home;
@@ -99,24 +158,44 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['search_pane', '1', 'marker', '--human']).stdout).toMatch(/^line \d+: marker-42$/m);
   });
 
-  test('selectors: id, name (exact, any case, unique prefix), cmdline:, cwd:; none or several exit 3', () => {
-    home.run(['split', 'h', '--target', '1']);
-    const panes = home.run(['ls']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces;
-    const [a, b] = panes.map((p) => p.surface_id);
-    expect(home.run(['focus', String(a)]).code).toBe(0);
-    // rename through serve: the CLI has no rename verb
-    home.run(['split', 'v', '--target', String(b)]);
+  test('selectors: id, name (exact, any case, unique prefix), cmdline:, cwd:; none or several exit 3', async () => {
+    // A directory under HOME, for `~`, and a symbolic link to it, for canonicalisation.
+    const project = join(home.env.HOME!, 'proj');
+    mkdirSync(project);
+    symlinkSync(project, join(home.dir, 'proj-link'));
+    // Named through serve (the CLI has no rename verb). `Build` is also a prefix of `build-two`.
+    const build = await home.rpc('surface.split', { direction: 'h', surface_id: 1, name: 'Build', cwd: project, command: 'sleep 4242' });
+    const two = await home.rpc('surface.split', { direction: 'v', surface_id: 1, name: 'build-two' });
+    const resolved = (selector: string) => {
+      const result = home.run(['status', selector, '--json']);
+      return result.code === 0 ? result.json<{ surface_id: number }>().surface_id : `exit ${result.code}: ${result.stderr.trim()}`;
+    };
+    expect(resolved(String(build.surface_id))).toBe(build.surface_id);
+    expect(resolved('Build')).toBe(build.surface_id); // exact, before the prefix stage that would match both
+    expect(resolved('build')).toBe(build.surface_id); // any case, before the prefix stage
+    expect(resolved('BUILD-T')).toBe(two.surface_id); // a unique prefix, in any case
+    expect(resolved('cmdline:sleep 4242')).toBe(build.surface_id);
+    expect(resolved('cwd:~/proj')).toBe(build.surface_id);
+    expect(resolved(`cwd:${join(home.dir, 'proj-link')}/`)).toBe(build.surface_id);
+    expect(home.run(['focus', 'build-t']).json()).toMatchObject({ surface_id: two.surface_id });
+
+    const ambiguous = home.run(['status', 'bu']);
+    expect(ambiguous.code).toBe(3);
+    expect(ambiguous.stderr).toContain(`'bu' is a prefix of 2 panes (${build.surface_id}, ${two.surface_id}); name one`);
     expect(home.run(['status', 'nothing-like-this']).code).toBe(3);
     expect(home.run(['status', `cwd:${home.dir}`]).code).toBe(3); // several panes share it
     expect(home.run(['status', 'cmdline:no-such-program']).code).toBe(3);
     expect(home.run(['status', '999999']).code).toBe(3);
-    expect(home.run(['status', String(a)]).code).toBe(0);
   });
+
+  /** The declaring fixture agent of the full turn, idle after it. */
+  let agent: number;
 
   test('a full turn: send --submit is confirmed by state, status and ps follow it, wait --idle returns at its end', async () => {
     const up = home.run(['split', 'h', '--target', '1']);
     expect(up.code).toBe(0);
     const { surface_id } = up.json<{ surface_id: number }>();
+    agent = surface_id;
     // A login shell sets its own PATH: the fixture's `claude` is named by its path.
     expect(home.run(['send', String(surface_id), `${home.dir}/bin/claude --block`, '--submit']).json()).toMatchObject({ agent_target: false, submit_mode: 'inline_cr' });
     await screen(home, String(surface_id), /fixture agent \(declaring\)/);
@@ -163,6 +242,32 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['sessions', 'ack', row.session]).json()).toEqual({ acked: [row.session] });
     expect(home.run(['status', String(surface_id), '--json']).json()).toMatchObject({ unread: false });
   }, 90_000);
+
+  test('send --submit that starts no turn: started false, not_started, exit 1', () => {
+    // The fixture agent takes a blank line as nothing to do: it declares nothing.
+    const result = home.run(['send', String(agent), ' ', '--submit']);
+    expect(result.json()).toMatchObject({ submitted: true, agent_target: true, submit_mode: 'deferred_paste_cr', started: false, start_reason: 'not_started' });
+    expect(result.code).toBe(1);
+  });
+
+  test('wait --pattern sees output that comes after it started', async () => {
+    // Between the wait and serve, a socket that tells when the wait's read of the pane is answered:
+    // only then is the line printed, so the wait's first look cannot have seen it.
+    const relay = await socketRelay(home);
+    try {
+      home.env.PANEFLOW_SOCKET_PATH = relay.path;
+      const waiting = home.start(['wait', '--match', '1', '--pattern', '^later-42$', '--timeout', '40']);
+      delete home.env.PANEFLOW_SOCKET_PATH;
+      await until(() => relay.answered('surface.read') > 0, 'the wait read the pane once');
+      expect(home.run(['send', '1', 'echo later-$((40+2))', '--submit']).code).toBe(0);
+      expect(await waiting.exited).toBe(0);
+      expect(JSON.parse(waiting.lines.join('\n'))).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'later-42' });
+      expect(relay.answered('surface.read')).toBeGreaterThan(1);
+    } finally {
+      delete home.env.PANEFLOW_SOCKET_PATH;
+      await relay.close();
+    }
+  }, 60_000);
 
   test('wait --pattern sees text already on screen; a wait that never matches exits 4', async () => {
     expect(home.run(['wait', '--match', '1', '--pattern', '^marker-42$', '--timeout', '10']).json()).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'marker-42' });

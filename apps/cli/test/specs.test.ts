@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import { makeHome, ROOT, screen, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, screen, until, type Home } from '@paneflow/testing';
 
 const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });
@@ -88,6 +89,50 @@ describe('paneflow up', () => {
     expect(existsSync(`${repo}.worktrees/feat-dirty/scratch.txt`)).toBe(true);
   });
 
+  test("a worktree's setup runs in the new worktree, after the env files are copied; a failing setup is a warning", async () => {
+    const file = join(repo, 'setup.toml');
+    writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "feat/setup"\nsetup = "test -f .env && pwd -P > setup-ran.txt"\n[[panes]]\ncwd = "."\nworktree = "feat/setup-fails"\nsetup = "echo no luck; exit 3"\n');
+    const result = home.run(['up', file]);
+    expect(result.code).toBe(0);
+    const up = result.json<{ workspace: { index: number }; warnings: string[] }>();
+    const worktree = `${repo}.worktrees/feat-setup`;
+    expect(readFileSync(join(worktree, 'setup-ran.txt'), 'utf8')).toBe(`${realpathSync(worktree)}\n`);
+    expect(up.warnings).toEqual(['worktree feat/setup-fails: setup exited 3: no luck']);
+    await home.rpc('workspace.close', { index: up.workspace.index });
+  });
+
+  test('ports are bind-probed: a stride with a port taken on 127.0.0.1, or on ::1, is skipped', async () => {
+    const servers: Server[] = [];
+    const take = (host: string) =>
+      new Promise<number | null>((resolve, reject) => {
+        const server = createServer();
+        server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT' ? resolve(null) : reject(error)));
+        server.listen({ host, port: 0, exclusive: true }, () => {
+          servers.push(server);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    /** The port `up --dry-run` gives the pane when `taken` lies in the first stride. */
+    const portAround = (taken: number) => {
+      const base = taken - 4;
+      const file = join(repo, 'ports.toml');
+      writeFileSync(file, `port_base = ${base}\n[[panes]]\ncwd = "."\ncommand = "true"\nenv = { PORT = "\${port_offset}" }\n`);
+      const result = home.run(['up', file, '--dry-run']);
+      expect(result.code).toBe(0);
+      const port = result.json<{ panes: Array<{ port_offset: number }> }>().panes[0].port_offset;
+      // A later stride of the same base, not the one that holds the taken port.
+      return { strideOfBase: (port - base) % 10 === 0, skipped: port >= base + 10 };
+    };
+    try {
+      const v4 = await take('127.0.0.1');
+      expect(portAround(v4!)).toEqual({ strideOfBase: true, skipped: true });
+      const v6 = await take('::1');
+      if (v6 !== null) expect(portAround(v6)).toEqual({ strideOfBase: true, skipped: true });
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  });
+
   test('a branch checked out elsewhere is refused', () => {
     const file = join(repo, 'main.toml');
     writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "main"\n');
@@ -143,6 +188,61 @@ capture = { var = "joined", lines = 1 }
     expect(result.code).toBe(4);
     expect(result.json()).toMatchObject({ ok: false, steps: [{ id: 'wait', status: 'timeout' }] });
     expect(home.run(['status', 'stuck', '--scope', 'all']).code).toBe(0);
+  });
+
+  test('a send target that does not resolve fails its step and the flow exits 3', () => {
+    const file = join(repo, 'unresolved.toml');
+    writeFileSync(file, '[[step]]\nid = "root"\npane = { name = "lonely", command = "sleep 600" }\n[[step]]\nid = "poke"\nneeds = ["root"]\nsend = { target = "nobody-by-this-name", text = "hello" }\n');
+    const result = home.run(['flow', 'run', file, '--json']);
+    expect(result.code).toBe(3);
+    expect(result.json()).toMatchObject({
+      ok: false,
+      steps: [
+        { id: 'root', status: 'done' },
+        { id: 'poke', status: 'failed', error: expect.stringContaining("send.target: no pane matches 'nobody-by-this-name'") },
+      ],
+    });
+  });
+
+  test('fail_fast (the default): after a failure nothing more starts, what is running ends', async () => {
+    // `good` gets ready only once `bad` has timed out, and `later` needs `good`.
+    const release = join(home.dir, 'release-good');
+    const file = join(repo, 'failfast.toml');
+    writeFileSync(
+      file,
+      `[[step]]\nid = "bad"\npane = { name = "ff-bad", command = "sleep 600" }\nready = { pattern = "^never$", timeout_secs = 1 }\n` +
+        `[[step]]\nid = "good"\npane = { name = "ff-good", command = "until [ -e '${release}' ]; do sleep 0.1; done; echo good-ready; exec sleep 600" }\nready = { pattern = "^good-ready$", timeout_secs = 120 }\n` +
+        `[[step]]\nid = "later"\nneeds = ["good"]\npane = { name = "ff-later", command = "sleep 600" }\n`,
+    );
+    const run = home.start(['flow', 'run', file, '--json']);
+    await until(() => run.stderr.includes('flow: bad: timeout'), 'bad timed out', 60_000);
+    writeFileSync(release, '');
+    expect(await run.exited).toBe(4);
+    const report = JSON.parse(run.lines.join('\n')) as { steps: Array<{ id: string; status: string }> };
+    expect(report.steps.map((s) => [s.id, s.status])).toEqual([
+      ['bad', 'timeout'],
+      ['good', 'done'],
+      ['later', 'skipped'],
+    ]);
+    expect(home.run(['status', 'ff-later', '--scope', 'all']).code).toBe(3); // never made
+  }, 90_000);
+
+  test('Ctrl-C stops the orchestration: its steps cancelled, nothing more starts, the panes stay, exit 1', async () => {
+    const file = join(repo, 'interrupted.toml');
+    writeFileSync(file, '[[step]]\nid = "slow"\npane = { name = "int-slow", command = "sleep 600" }\nready = { pattern = "^never$", timeout_secs = 600 }\n[[step]]\nid = "after"\nneeds = ["slow"]\npane = { name = "int-after", command = "sleep 600" }\n');
+    const run = home.start(['flow', 'run', file, '--json']);
+    await until(() => run.stderr.includes('flow: slow: started'), 'the flow started', 60_000);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(1);
+    expect(run.stderr).toContain('flow: interrupted: the orchestration stops, the panes stay');
+    const report = JSON.parse(run.lines.join('\n')) as { ok: boolean; steps: Array<{ id: string; status: string }> };
+    expect(report.ok).toBe(false);
+    expect(report.steps.map((s) => [s.id, s.status])).toEqual([
+      ['slow', 'cancelled'],
+      ['after', 'cancelled'],
+    ]);
+    expect(home.run(['status', 'int-slow', '--scope', 'all']).code).toBe(0); // the pane stays
+    expect(home.run(['status', 'int-after', '--scope', 'all']).code).toBe(3); // never made
   });
 
   test('an invalid flow exits 2 before anything happens; a submitting flow without scripting exits 1, even as a dry run', () => {

@@ -1,4 +1,5 @@
 import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
+import { SPINNER_TICK_MS } from '@paneflow/view';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -156,8 +157,45 @@ describe('the renderer against a real instance', () => {
   });
 
   test('every spinner runs on one shared clock that stops when nothing spins', async () => {
-    expect(await page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(false);
-  });
+    const names = ['spin-a', 'spin-b', 'spin-c'];
+    const up = await home.rpc('workspace.up', { name: 'spinners', layout: 'even_h', panes: names.map((name) => pane(name, 'claude --work-ms 8000')) });
+    const ids = up.surfaces.map((s) => s.surface_id);
+    for (const id of ids) await until(async () => (await rowMark(id)) === 'none', 'the agent rows, declared idle');
+    for (const name of names) expect(home.run(['send', name, 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await Promise.all(ids.map(rowMark))).every((mark) => mark === 'working'), 'three spinners at once');
+    // The three spinners as they turn, read whenever the page changes them, and the page's interval timers.
+    const watched = await page.evaluate(
+      ({ ids, turns }) =>
+        new Promise<{ frames: string[][]; intervals: number[] }>((resolve) => {
+          const frames: string[][] = [];
+          const read = () => ids.map((id) => document.querySelector(`.agent[data-surface="${id}"] .spinner`)?.textContent ?? '');
+          const done = () => {
+            observer.disconnect();
+            resolve({ frames, intervals: [...(window as unknown as { __paneflowIntervals: Map<number, number> }).__paneflowIntervals.values()] });
+          };
+          const observer = new MutationObserver(() => {
+            const now = read();
+            if (now.includes('') || JSON.stringify(now) === JSON.stringify(frames.at(-1))) return;
+            frames.push(now);
+            if (frames.length === turns) done();
+          });
+          observer.observe(document.querySelector('.agents')!, { subtree: true, childList: true, characterData: true });
+          setTimeout(done, 20_000);
+        }),
+      { ids, turns: 6 },
+    );
+    // They turned, always on the same frame, and one timer of the clock's period runs for them all.
+    expect(watched.frames).toHaveLength(6);
+    for (const frame of watched.frames) expect(new Set(frame).size).toBe(1);
+    expect(watched.intervals.filter((ms) => ms === SPINNER_TICK_MS)).toHaveLength(1);
+    // Once their turns are over (Done, or already seen in the pane in front), nothing spins and no clock runs.
+    await until(async () => (await Promise.all(ids.map(rowMark))).every((mark) => mark === 'done' || mark === 'none'), 'the turns over', 30_000);
+    const after = await page.evaluate(() => ({
+      running: (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running,
+      intervals: [...(window as unknown as { __paneflowIntervals: Map<number, number> }).__paneflowIntervals.values()],
+    }));
+    expect(after).toEqual({ running: false, intervals: expect.not.arrayContaining([SPINNER_TICK_MS]) });
+  }, 90_000);
 
   test('with reduce_motion a working agent shows a static mark and no clock runs', async () => {
     home.writeConfig({ reduce_motion: true });
@@ -169,6 +207,7 @@ describe('the renderer against a real instance', () => {
       await row.waitFor({ timeout: 10_000 });
       expect(await row.locator('.mark').textContent()).toBe('●');
       expect(await still.page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(false);
+      expect(still.errors).toEqual([]);
     } finally {
       await still.close();
       home.writeConfig({});

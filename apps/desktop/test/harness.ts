@@ -2,7 +2,8 @@
 // (playwright-core), and the preload's API bridged to an InstanceClient on a real instance.
 import { resolveEndpoints } from '@paneflow/instance';
 import { build } from 'esbuild';
-import { createReadStream, existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -51,8 +52,30 @@ function launchFailure(path: string, error: Error): Error {
   return new Error(`Chromium at ${path} did not start: ${reason}${said ? `; it said: ${said}` : ''}`);
 }
 
-/** The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). */
-export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }, executablePath = CHROMIUM): Promise<Harness> {
+/** The variable that marks the processes of one launch, so that a failed launch can end them. */
+const MARK = 'PANEFLOW_HARNESS_BROWSER';
+
+/**
+ * Kills every process of a launch (the browser and what it started, all with `MARK=token` in their
+ * environment). Playwright gives up a launch that hangs but waits 30 s more before it kills the
+ * browser, and never if this process is killed first: the browser would outlive the test.
+ */
+function killLaunch(token: string): void {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (`\0${readFileSync(`/proc/${name}/environ`, 'utf8')}`.includes(`\0${MARK}=${token}\0`)) process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // gone already, or not ours
+    }
+  }
+}
+
+/**
+ * The renderer in a fresh Chromium page, on the instance of `env` (a test home's, a bench's). A
+ * browser that has not started within `launchTimeoutMs` is killed and reported like any failed launch.
+ */
+export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 1280, height: 800 }, executablePath = CHROMIUM, launchTimeoutMs = 60_000): Promise<Harness> {
   const { server, url } = await serveRenderer();
   const bridge = new InstanceClient(resolveEndpoints(env));
   let browser: Browser | null = null;
@@ -64,7 +87,9 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
     server.close();
   };
   try {
-    browser = await chromium.launch({ executablePath, args: FLAGS }).catch((error: Error) => {
+    const token = randomUUID();
+    browser = await chromium.launch({ executablePath, args: FLAGS, timeout: launchTimeoutMs, env: { ...process.env, [MARK]: token } }).catch((error: Error) => {
+      killLaunch(token);
       throw launchFailure(executablePath, error);
     });
     const page = await browser.newPage({ viewport });

@@ -1,6 +1,7 @@
 // A browser that cannot start fails the desktop tests at once with one line, and leaves nothing
 // behind: no process, no instance, no socket, and nothing that keeps the test process alive.
-// Needs no Chromium: the executables are a path where nothing is and a program that is no browser.
+// Needs no Chromium: the executables are a path where nothing is, a program that is no browser,
+// and one that starts and never answers (given up after the launch timeout, and killed).
 import { resolveEndpoints } from '@paneflow/instance';
 import { isListening } from '@paneflow/rpc';
 import { makeHome, ROOT, type Home } from '@paneflow/testing';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   program = join(home.dir, 'open-desktop.cjs');
   const entry = `
     import { openDesktop } from './harness';
-    openDesktop(process.env, undefined, process.argv[2]).then(
+    openDesktop(process.env, undefined, process.argv[2], Number(process.argv[3])).then(
       (desktop) => desktop.close(),
       (error: Error) => {
         process.stderr.write(error.message + '\\n');
@@ -37,7 +38,8 @@ afterAll(() => {
 
 /** Runs the harness with `executable` as Chromium until it ends, by itself. */
 function openDesktopWith(executable: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [program, executable], { env: { ...home.env, NODE_PATH: join(ROOT, 'node_modules') } });
+  // A launch that hangs is given up after 3 s here (60 s by default).
+  const child = spawn(process.execPath, [program, executable, '3000'], { env: { ...home.env, NODE_PATH: join(ROOT, 'node_modules') } });
   running = child;
   let stdout = '';
   let stderr = '';
@@ -82,6 +84,15 @@ test.each([
       return path;
     },
     /^Chromium at \S+\/not-chromium did not start: .+; it said: not a browser: --\S+$/,
+  ],
+  [
+    'a program that starts and never answers',
+    () => {
+      const path = join(home.dir, 'silent-chromium');
+      writeFileSync(path, '#!/bin/sh\nexec sleep 1000\n', { mode: 0o755 });
+      return path;
+    },
+    /^Chromium at \S+\/silent-chromium did not start: Timeout 3000ms exceeded\.$/,
   ],
 ])('Chromium as %s: one line saying why, and nothing left behind', async (_what, executable, message) => {
   const opened = await openDesktopWith(executable());

@@ -9,6 +9,7 @@ const page = window as unknown as {
   __paneflowInvoke(channel: string, args: unknown[]): Promise<unknown>;
   __paneflowDeliver(channel: string, args: unknown[]): void;
   __paneflowWakeups: number;
+  __paneflowIntervals: Map<number, number>;
 };
 
 page.__paneflowDeliver = (channel, args) => {
@@ -26,9 +27,18 @@ const counted = <F extends (...args: never[]) => unknown>(callback: F) =>
     page.__paneflowWakeups++;
     return callback(...args);
   }) as F;
-const { setTimeout: realTimeout, setInterval: realInterval, requestAnimationFrame: realFrame } = window;
+// And every interval timer that runs, with its period (the desktop tests count the spinner clock's).
+page.__paneflowIntervals = new Map();
+const { setTimeout: realTimeout, setInterval: realInterval, clearInterval: realClearInterval, requestAnimationFrame: realFrame } = window;
 window.setTimeout = ((callback: TimerHandler, ms?: number, ...rest: unknown[]) =>
   realTimeout(typeof callback === 'function' ? counted(callback as () => void) : callback, ms, ...rest)) as typeof window.setTimeout;
-window.setInterval = ((callback: TimerHandler, ms?: number, ...rest: unknown[]) =>
-  realInterval(typeof callback === 'function' ? counted(callback as () => void) : callback, ms, ...rest)) as typeof window.setInterval;
+window.setInterval = ((callback: TimerHandler, ms?: number, ...rest: unknown[]) => {
+  const id = realInterval(typeof callback === 'function' ? counted(callback as () => void) : callback, ms, ...rest);
+  page.__paneflowIntervals.set(id, ms ?? 0);
+  return id;
+}) as typeof window.setInterval;
+window.clearInterval = ((id?: number) => {
+  if (id !== undefined) page.__paneflowIntervals.delete(id);
+  realClearInterval(id);
+}) as typeof window.clearInterval;
 window.requestAnimationFrame = (callback) => realFrame(counted(callback));

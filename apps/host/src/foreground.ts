@@ -1,9 +1,11 @@
-import { isSameProcess } from '@paneflow/proc';
+import { isSameProcess, readProcFile } from '@paneflow/proc';
 import { describeForeground, ForegroundReader, runtimeCatalog } from '@paneflow/procscan';
 import type { Observation } from '@paneflow/protocol';
 
 /** A session's foreground is read at most this often (REFERENCE.md §1.2). */
 export const SCAN_INTERVAL_MS = 500;
+/** The host's own command line: what node-pty's child shows until it execs the pane's program. */
+const HOST_CMDLINE = readProcFile('/proc/self/cmdline');
 
 /** What the watch needs of its session. */
 export interface ScannedSession {
@@ -66,6 +68,11 @@ export class ForegroundWatch {
     if (this.session.lifecycle !== 'live' || pid === null) return;
     this.lastScanAt = Date.now();
     this.scans++;
+    // Still the host's copy, before its exec: nothing of the pane's program to read yet.
+    if (readProcFile(`/proc/${pid}/cmdline`) === HOST_CMDLINE) {
+      this.request();
+      return;
+    }
     let observation: Observation | null;
     try {
       observation = this.reader.scan(pid, this.session.title);

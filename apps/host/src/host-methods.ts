@@ -45,8 +45,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'host.shutdown': async ({ force }) => {
       const live = [...sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.id);
       if (live.length > 0 && !force) throw new RpcError(ErrorCode.SessionLive, `${live.length} session(s) live`, { reason: 'sessions_live', live });
-      host.shuttingDown = true;
-      await Promise.all(live.map((id) => sessions.get(id)!.stop()));
+      await host.stopSessions();
       setImmediate(() => void host.shutdown());
       return {};
     },

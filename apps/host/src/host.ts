@@ -240,6 +240,12 @@ export class Host {
     this.broadcast({ type: 'removed', at_ms: Date.now(), session: id });
   }
 
+  /** Stops every live session, refusing new ones from here on: what a forced stop and SIGTERM do first. */
+  async stopSessions(): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all([...this.sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.stop()));
+  }
+
   /** Writes every pending manifest and closes the socket; sessions must be over already. */
   async shutdown(): Promise<void> {
     this.manifests.flush(this.sessions.values());

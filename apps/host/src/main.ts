@@ -48,8 +48,9 @@ daemonMain({
       process.on('SIGHUP', () => undefined);
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.on(signal, () => {
+          if (host.shuttingDown) return; // already stopping
           log(`${signal}: stopping every session`);
-          void host.shutdown();
+          void host.stopSessions().then(() => host.shutdown());
         });
       }
       log(`host ${host.instance} (${BUILD_ID}) serving ${endpoints.home} on ${endpoints.hostSocket}`);

@@ -19,8 +19,7 @@ const occurrences = (text: string, needle: string) => text.split(needle).length 
 function restart(host: TestHost) {
   const stopped = hostCli(host.env, 'stop', '--force');
   expect(stopped.code).toBe(0);
-  const started = hostCli(host.env, 'start');
-  expect(started).toMatchObject({ code: 0 });
+  host.start();
 }
 
 test('files of the wrong shape in a stopped home are moved aside and named once in the log; the host starts, keeps the good manifests and works', async () => {
@@ -52,6 +51,7 @@ test('files of the wrong shape in a stopped home are moved aside and named once 
   const started = hostCli(host.env, 'start');
   expect(started.stderr).toBe('');
   expect(started.code).toBe(0);
+  host.track(JSON.parse(started.stdout).pid);
   const again = await host.connect();
   const { sessions } = await again.request('session.list', {});
   expect(sessions.map((s) => s.session)).toEqual([session]);
@@ -111,7 +111,7 @@ test('host.log is rotated at its cap, and the host logs on into a fresh one', as
   writeFileSync(log, filler);
   writeFileSync(`${log}.1`, 'generation one\n');
 
-  expect(hostCli(host.env, 'start').code).toBe(0);
+  host.start();
   expect(hostCli(host.env, 'stop', '--force').code).toBe(0);
   expect(readFileSync(`${log}.1`, 'utf8').startsWith(filler)).toBe(true);
   expect(readFileSync(`${log}.2`, 'utf8')).toBe('generation one\n');

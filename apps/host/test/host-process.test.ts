@@ -2,11 +2,11 @@ import { readHostSecret } from '@paneflow/instance';
 import { HOST_PROTOCOL_VERSION, SOCKET_HIGH_WATER, type HostFrame, type HostMethods } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES } from '../src/follower';
-import { HOST_BIN, HostClient, hostCli, killIfAlive, running, startHost, type TestHost } from './helpers';
+import { HOST_BIN, hostCli, makeHostHome, processesOfHome, running, startHost, waitUntil, type TestHost } from './helpers';
 
 let host: TestHost | null = null;
 afterEach(async () => {
@@ -24,12 +24,14 @@ function pictureOf(frames: HostFrame[], session: string) {
   return records;
 }
 
-async function waitUntil(test: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** `paneflow-host <args>` as a child of its own: its exit code and what it printed. */
+function hostCliAsync(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [HOST_BIN, ...args], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 describe('starting and stopping', () => {
@@ -71,9 +73,43 @@ describe('starting and stopping', () => {
     expect(hostCli(host.env, 'status').code).toBe(1);
   });
 
+  test('two starts at once: one host runs, and both callers get it', async () => {
+    host = makeHostHome();
+    const starts = await Promise.all([hostCliAsync(host.env, 'start'), hostCliAsync(host.env, 'start')]);
+    expect(starts.map((s) => [s.code, s.stderr])).toEqual([
+      [0, ''],
+      [0, ''],
+    ]);
+    const [first, second] = starts.map((s) => JSON.parse(s.stdout));
+    host.track(first.pid);
+    host.track(second.pid);
+    expect(second.pid).toBe(first.pid);
+    expect([first.adopted, second.adopted].sort()).toEqual([false, true]);
+    expect(processesOfHome(host.env.PANEFLOW_HOME!)).toEqual([first.pid]);
+  });
+
+  test('SIGTERM stops every session first: their processes end, a child deaf to the hangup included, and they are recorded exited', async () => {
+    host = await startHost();
+    const client = await host.connect();
+    const { session, pid } = await client.create({ argv: ['sh', '-c', "trap '' HUP; sleep 600 & echo child=$!; wait"] });
+    const child = Number(/child=(\d+)/.exec(await client.screenMatching(session, /child=\d+/))![1]);
+    process.kill(host.pid, 'SIGTERM');
+    await waitUntil(() => !running(host!.pid), 'the host exits');
+    expect([running(pid), running(child)]).toEqual([false, false]);
+    const manifest = JSON.parse(readFileSync(join(host.env.PANEFLOW_HOME!, 'host/sessions', `${session}.json`), 'utf8'));
+    expect(manifest).toMatchObject({ lifecycle: 'exited' });
+  });
+
   test('usage errors exit 2 and start nothing', () => {
-    expect(spawnSync(process.execPath, [HOST_BIN, 'frobnicate']).status).toBe(2);
-    expect(spawnSync(process.execPath, [HOST_BIN, 'start', '--bogus']).status).toBe(2);
+    host = makeHostHome();
+    const options = { env: host.env, encoding: 'utf8' as const };
+    const unknownVerb = spawnSync(process.execPath, [HOST_BIN, 'frobnicate'], options);
+    expect(unknownVerb.status).toBe(2);
+    expect(unknownVerb.stderr).toMatch(/frobnicate/);
+    expect(spawnSync(process.execPath, [HOST_BIN, 'start', '--bogus'], options).status).toBe(2);
+    // Nothing started: no host of this home runs, and its home and runtime dir were never made.
+    expect(processesOfHome(host.env.PANEFLOW_HOME!)).toEqual([]);
+    expect(readdirSync(host.dir).sort()).toEqual(['user']);
   });
 
   test('a client of another protocol version is refused at hello', async () => {
@@ -94,21 +130,60 @@ describe('faults', () => {
     await client.frame((f) => f.type === 'status' && f.session === sessions[2].session);
     await new Promise((resolve) => setTimeout(resolve, 300)); // let manifests be rewritten under load
     process.kill(host.pid, 'SIGKILL');
-    await waitUntil(() => !running(host!.pid));
+    await waitUntil(() => !running(host!.pid), 'the killed host is gone');
 
     const dir = join(host.env.PANEFLOW_HOME!, 'host/sessions');
     for (const name of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
       expect(() => JSON.parse(readFileSync(join(dir, name), 'utf8'))).not.toThrow();
     }
-    const restarted = hostCli(host.env, 'start');
-    expect(JSON.parse(restarted.stdout)).toMatchObject({ adopted: false });
-    host.pid = JSON.parse(restarted.stdout).pid;
-    const after = await HostClient.connect(host.endpoints);
+    expect(host.start()).toMatchObject({ adopted: false });
+    const after = await host.connect();
     const { sessions: manifests } = await after.request('session.list', {});
     expect(manifests.map((m) => m.lifecycle)).toEqual(['lost', 'lost', 'lost']);
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-    for (const m of manifests) killIfAlive(m.process!.pid); // the orphans belong to the killed host
-    after.close();
+    // The killed host's sessions still run: cleanup ends them.
+  });
+
+  test('after a crash, a lost session is signalled only while its process is the recorded one, and one restarted on the new host attaches afresh', async () => {
+    host = await startHost();
+    const client = await host.connect();
+    const before = (await client.request('host.status', {})).instance;
+    // Deaf to the hangup the host's death sends, as a process that outlives its host is.
+    const launch = () => client.create({ argv: ['sh', '-c', "trap '' HUP; echo up-$$; exec sleep 600"] });
+    const [same, reused] = [await launch(), await launch()];
+    const dir = join(host.env.PANEFLOW_HOME!, 'host/sessions');
+    const manifestOf = (session: string) => JSON.parse(readFileSync(join(dir, `${session}.json`), 'utf8'));
+    for (const { session } of [same, reused]) {
+      await client.screenMatching(session, /up-\d+/);
+      await waitUntil(() => manifestOf(session).process?.pid !== undefined, 'the manifest records the process');
+    }
+    process.kill(host.pid, 'SIGKILL');
+    await waitUntil(() => !running(host!.pid), 'the killed host is gone');
+    // As if `reused`'s pid now named another process: the manifest's start time no longer matches.
+    const stale = manifestOf(reused.session);
+    stale.process.started_at -= 1;
+    writeFileSync(join(dir, `${reused.session}.json`), JSON.stringify(stale));
+
+    host.start();
+    const after = await host.connect();
+    const now = (await after.request('host.status', {})).instance;
+    expect(now).not.toBe(before); // what a mirror takes for host_replaced
+    const { sessions } = await after.request('session.list', {});
+    expect(sessions.map((m) => [m.session, m.lifecycle, m.lost?.reason])).toEqual([
+      [same.session, 'lost', 'host_crash'],
+      [reused.session, 'lost', 'host_crash'],
+    ]);
+    expect([running(same.pid), running(reused.pid)]).toEqual([true, true]);
+    await after.request('session.stop', { session: same.session });
+    expect(running(same.pid)).toBe(false);
+    await after.request('session.stop', { session: reused.session });
+    expect(running(reused.pid)).toBe(true);
+
+    // A mirror of a lost session cannot attach until it is restarted; then it attaches to the new generation.
+    await expect(after.request('session.attach', { session: same.session })).rejects.toMatchObject({ code: -32020 });
+    expect(await after.request('session.restart', { session: same.session })).toMatchObject({ generation: 2 });
+    expect(await after.request('session.attach', { session: same.session })).toMatchObject({ generation: 2, instance: now });
+    await after.screenMatching(same.session, /up-\d+/);
   });
 
   test('garbage, truncated frames and an over-long line do not stop the host serving others', async () => {
@@ -118,9 +193,10 @@ describe('faults', () => {
         const socket = createConnection(host!.endpoints.hostSocket);
         let received = '';
         socket.on('data', (d) => (received += d));
-        socket.on('error', () => resolve(received));
+        socket.on('error', () => undefined); // a host that hangs up first leaves our write unfinished
         socket.on('close', () => resolve(received));
-        socket.write(data, () => setTimeout(() => socket.destroy(), 100));
+        // All there is to send, then our end: the host answers what it read and hangs up too.
+        socket.end(data);
       });
     expect(await raw('\x00\xff garbage \n')).toMatch(/-32700/);
     expect(await raw('{"jsonrpc":"2.0","id":1,"method":"host.he')).toBe('');
@@ -201,13 +277,10 @@ describe('faults', () => {
   test('a host that is killed leaves a start that works', async () => {
     host = await startHost();
     process.kill(host.pid, 'SIGKILL');
-    await waitUntil(() => !running(host!.pid));
-    const child = spawn(process.execPath, [HOST_BIN, 'start'], { env: host.env });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (d) => out.push(d));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(code).toBe(0);
-    host.pid = JSON.parse(Buffer.concat(out).toString()).pid;
+    await waitUntil(() => !running(host!.pid), 'the killed host is gone');
+    const started = await hostCliAsync(host.env, 'start');
+    expect(started.code).toBe(0);
+    host.track(JSON.parse(started.stdout).pid);
     expect(running(host.pid)).toBe(true);
   });
 });

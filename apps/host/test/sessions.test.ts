@@ -39,11 +39,12 @@ describe('shells in real PTYs', () => {
     expect(manifest.process?.started_at).toBeGreaterThan(0);
   });
 
-  test('a resize reaches the program', async () => {
+  test("a resize reaches the program and the host's terminal", async () => {
     const { session } = await client.create({ argv: BASH });
     await client.request('session.resize', { session, cols: 100, rows: 30 });
     await client.request('session.input', { session, text: 'stty size\r', origin: 'automation' });
     await client.screenMatching(session, /^30 100$/m);
+    expect(await client.request('session.attach', { session, scrollback: 0 })).toMatchObject({ cols: 100, rows: 30 });
   });
 
   test('unicode and wide characters come back as written; a wrapped line is one line', async () => {
@@ -80,6 +81,16 @@ describe('shells in real PTYs', () => {
     const frame = await client.frame((f) => f.type === 'output' && f.session === session);
     expect(frame).toMatchObject({ output_generation: expect.any(Number) });
     expect((await client.request('session.read', { session })).output_generation).toBeGreaterThanOrEqual(1);
+  });
+
+  test("a program's DA1 and cursor-position queries are answered once each, by the host's terminal", async () => {
+    // Raw input, so answers arrive as sent; DSR 5 last: its answer comes after the others'.
+    const asker = `process.stdin.setRawMode(true); let got = '';
+      process.stdin.on('data', (d) => { got += d; if (got.includes('\\x1b[0n')) console.log('got ' + JSON.stringify(got)); });
+      process.stdout.write('\\x1b[c\\x1b[6n\\x1b[5n');`;
+    const { session } = await client.create({ argv: [process.execPath, '-e', asker] });
+    const text = await client.screenMatching(session, /^got .*$/m);
+    expect(JSON.parse(/^got (.*)$/m.exec(text)![1])).toBe('\x1b[?1;2c\x1b[1;1R\x1b[0n');
   });
 
   test('an OSC 0 title is kept and pushed', async () => {
@@ -161,15 +172,13 @@ describe('OSC 7501 in the host', () => {
 });
 
 describe('lifecycle', () => {
-  test('stop ends a process tree, a child that ignores SIGTERM and SIGHUP included, within 5 s', async () => {
+  test('stop ends a process tree, a child that ignores SIGTERM and SIGHUP included', async () => {
     const stubborn = `process.on('SIGTERM', () => {}); process.on('SIGHUP', () => {}); console.log('child=' + process.pid); setInterval(() => {}, 1000)`;
     const { session } = await client.create({ argv: ['sh', '-c', `${process.execPath} -e "${stubborn}" & wait`] });
     const text = await client.screenMatching(session, /child=\d+/);
     const child = Number(/child=(\d+)/.exec(text)![1]);
     expect(running(child)).toBe(true);
-    const started = Date.now();
     await client.request('session.stop', { session });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(running(child)).toBe(false);
     expect((await client.request('session.inspect', { session })).lifecycle).toBe('exited');
   });
@@ -256,18 +265,21 @@ describe('which agent runs (the foreground scan)', () => {
     expect(after).toMatchObject({ declared_status: null });
   });
 
+  /** The observation frame of a scan of `session` that found its program (`cmd`) in front: proof that one ran. */
+  const scanned = (session: string, cmd: RegExp) =>
+    client.frame((f): f is Extract<HostFrame, { type: 'observation' }> => observationOf(session)(f) && f.type === 'observation' && cmd.test(f.foreground_cmd));
+
   test("bash -c 'sleep 100' is no agent", async () => {
     const { session } = await client.create({ argv: ['bash', '-c', 'sleep 100'] });
-    await client.request('session.read', { session });
-    const status = await client.request('host.status', {});
+    // A scan that has read this session's program (bash, or the sleep it execs) has judged it.
+    const seen = await scanned(session, /sleep 100$/);
+    expect(seen).toMatchObject({ observation: null, last_runtime_id: null });
     expect((await client.request('session.inspect', { session })).runtime).toEqual({ current_observation: null, last_runtime_id: null });
-    expect(status.counters.scans).toBeGreaterThan(0);
   });
 
   test('a quiet pane is not scanned', async () => {
     const { session } = await client.create({ argv: ['sleep', '100'] });
-    await client.frame((f) => f.type === 'lifecycle' && f.session === session && f.lifecycle === 'live');
-    await new Promise((resolve) => setTimeout(resolve, 700)); // past the one scan a start asks for
+    await scanned(session, /^sleep 100$/); // the one scan a start asks for
     const before = (await client.request('host.status', {})).counters.scans;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await client.request('host.status', {})).counters.scans).toBe(before);

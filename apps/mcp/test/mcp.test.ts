@@ -217,6 +217,25 @@ describe('paneflow-mcp with the scripting gate on', () => {
     }
   });
 
+  test('write_pane is refused while the agent is busy: a submit would answer its question', async () => {
+    const up = await home.rpc('workspace.up', { name: 'asking', layout: 'even_h', panes: [{ name: 'asker', cwd: ROOT, command: 'claude --block', focus: false, env: {} }] });
+    const id = up.surfaces[0].surface_id;
+    await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared', 'the fixture agent declared');
+    expect(await home.rpc('surface.send_text', { surface_id: id, text: 'deploy', submit: true })).toMatchObject({ started: true });
+    await until(async () => (await home.rpc('surface.status', { surface_id: id })).state === 'waiting_for_input', 'the agent asks');
+    const { output_generation: before } = await home.rpc('surface.status', { surface_id: id });
+    const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: up.workspace.id });
+    try {
+      const result = (await client.callTool({ name: 'write_pane', arguments: { target: 'asker', text: '2', submit: true } })) as TextResult;
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/agent_busy: surface \d+ is waiting_for_input/);
+    } finally {
+      await client.close();
+    }
+    // Nothing reached it: still asking, its screen as it was.
+    expect(await home.rpc('surface.status', { surface_id: id })).toMatchObject({ state: 'waiting_for_input', output_generation: before });
+  });
+
   test('list_panes shows a title a hook gave (its prompt) with controls escaped and bidi overrides removed', async () => {
     const up = await home.rpc('workspace.up', { name: 'hooked', layout: 'even_h', panes: [{ cwd: ROOT, command: 'claude', focus: false, env: {} }] });
     const id = up.surfaces[0].surface_id;

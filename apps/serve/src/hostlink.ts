@@ -62,7 +62,8 @@ export class HostLink {
     const connection = this.connection;
     if (!connection || connection.closed) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
     try {
-      return await connection.request(method, params, { timeoutMs });
+      // `send`, not `request`: awaiting the generic result type costs the type checker seconds.
+      return (await connection.send(method, params, { timeoutMs })) as ResultOf<HostMethods, M>;
     } catch (error) {
       if (error instanceof RpcError) throw error;
       throw new RpcError(ErrorCode.HostUnavailable, `the host is unavailable: ${(error as Error).message}`, { reason: 'host_unavailable' });

@@ -1,4 +1,5 @@
-import { resolveEndpoints } from '@paneflow/instance';
+import { connectHost, resolveEndpoints } from '@paneflow/instance';
+import type { Manifest } from '@paneflow/protocol';
 import type { ParamsOf, PublicMethods, ResultOf } from '@paneflow/protocol';
 import { call, RpcConnection } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
@@ -65,6 +66,15 @@ export async function startInstance(options: InstanceOptions = {}) {
     hostPid(): number {
       return JSON.parse(readFileSync(join(env.PANEFLOW_HOME!, 'host/instance.json'), 'utf8')).pid;
     },
+    /** The host's own list of sessions (its manifests), asked on a connection of the test's. */
+    async hostSessions(): Promise<Manifest[]> {
+      const { connection } = await connectHost(endpoints, 'serve-test');
+      try {
+        return (await connection.request('session.list', {})).sessions;
+      } finally {
+        connection.destroy();
+      }
+    },
     serveLog(): string {
       return readFileSync(join(env.PANEFLOW_HOME!, 'serve/serve.log'), 'utf8');
     },
@@ -108,9 +118,11 @@ export class EventStream {
   private constructor(
     readonly connection: RpcConnection<PublicMethods>,
     readonly result: ResultOf<PublicMethods, 'events.subscribe'>,
+    private readonly listener?: (frame: Frame) => void,
   ) {}
 
-  static async open(path: string, params: ParamsOf<PublicMethods, 'events.subscribe'>) {
+  /** A subscription; `listener`, when given, hears each frame too, as it is received. */
+  static async open(path: string, params: ParamsOf<PublicMethods, 'events.subscribe'>, listener?: (frame: Frame) => void) {
     const connection = await RpcConnection.connect<PublicMethods>(path);
     const pending: Frame[] = [];
     let stream: EventStream | null = null;
@@ -119,13 +131,14 @@ export class EventStream {
       else pending.push(frame as Frame);
     });
     const result = await connection.request('events.subscribe', params);
-    stream = new EventStream(connection, result);
+    stream = new EventStream(connection, result, listener);
     for (const frame of pending) stream.receive(frame);
     return stream;
   }
 
   private receive(frame: Frame) {
     this.frames.push(frame);
+    this.listener?.(frame);
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 

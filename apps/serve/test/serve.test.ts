@@ -1,4 +1,5 @@
 import { StatusObject, validate } from '@paneflow/protocol';
+import { isSameProcess, processStartTime } from '@paneflow/proc';
 import { until } from '@paneflow/testing';
 import { screenMatching, startInstance, type Frame, type Instance } from './helpers';
 
@@ -83,13 +84,26 @@ describe('system and workspaces', () => {
     expect((await pf.call('workspace.list', {})).workspaces.map((w) => w.id)).not.toContain(id);
   });
 
-  test('closing a workspace stops its sessions', async () => {
+  test('closing a workspace stops its sessions: their processes end and the host has them no more', async () => {
     const created = await pf.call('workspace.create', { cwd: pf.dir });
+    const split = await pf.call('surface.split', { direction: 'h', surface_id: created.surface_id });
+    // A process of the session's tree beside its shell: it must end too.
+    await pf.call('surface.send_text', { surface_id: split.surface_id, text: 'sleep 600 & echo child=$!', submit: true });
+    const child = Number(/^child=(\d+)$/m.exec(await screenMatching(pf, split.surface_id, /^child=\d+$/m))![1]);
+    const sessions = (await pf.call('session.list', {})).sessions.filter((s) => s.workspace_id === created.id).map((s) => s.session);
+    expect(sessions).toHaveLength(2);
+    const manifests = (await pf.hostSessions()).filter((m) => sessions.includes(m.session));
+    const processes = [...manifests.map((m) => m.process!), { pid: child, started_at: processStartTime(child)! }];
+    expect(processes).toHaveLength(3);
+    for (const p of processes) expect([p.pid, isSameProcess(p.pid, p.started_at)]).toEqual([p.pid, true]);
+
     const { closed } = await pf.call('workspace.close', { index: created.index });
     expect(closed).toBe(created.index);
     const { surfaces } = await pf.call('surface.list', { scope: 'all' });
     expect(surfaces.map((s) => s.surface_id)).not.toContain(created.surface_id);
     await expect(pf.call('surface.status', { surface_id: created.surface_id })).rejects.toMatchObject({ code: -32020 });
+    expect((await pf.hostSessions()).map((m) => m.session).filter((s) => sessions.includes(s))).toEqual([]);
+    await until(() => processes.every((p) => !isSameProcess(p.pid, p.started_at)), `pids ${processes.map((p) => p.pid).join(', ')} gone`);
   });
 });
 
@@ -134,6 +148,30 @@ describe('an agent turn', () => {
     expect((await pf.call('surface.status', { surface_id: surface })).unread).toBe(false);
     const { sessions } = await pf.call('session.list', {});
     expect(sessions.find((s) => s.session === after.session)).toMatchObject({ live: true, health: 'live', runtime_id: 'claude-code', activity_source: 'declared', capable: true });
+  });
+
+  test('notices are rate-limited: however fast the turns come, at most one of a kind per pane per second', async () => {
+    const events = await pf.subscribe();
+    // Turns back to back, each asking permission and answering itself: a needs_input and a finished every few tens of ms.
+    const up = await pf.call('workspace.up', { name: 'rapid', layout: 'even_h', panes: [{ name: 'rapid', cwd: pf.dir, command: 'claude --block --auto 20 --work-ms 5', focus: false, env: {} }] });
+    const surface = up.surfaces[0].surface_id;
+    const frames = (test: (f: Frame) => boolean) => events.frames.filter((f) => f.surface_id === surface && test(f));
+    const asked = () => frames((f) => f.type === 'status_changed' && f.status === 'attention');
+    const notices = (kind: string) => frames((f) => f.type === 'notification' && f.kind === kind);
+    try {
+      // A second notice of a kind takes a second; by then many more turns have asked.
+      await events.next(() => notices('needs_input').length >= 2 && asked().length >= 8, 0, 60_000);
+    } finally {
+      await pf.call('surface.close', { surface_id: surface });
+    }
+    expect(notices('needs_input').length).toBeLessThan(asked().length);
+    for (const kind of ['needs_input', 'finished']) {
+      const at = notices(kind).map((f) => f.at_ms);
+      expect(at.length).toBeGreaterThan(0);
+      // Serve's own clock: the limit's window is measured on it (a few ms for the frame to be made).
+      for (let i = 1; i < at.length; i++) expect([kind, at[i] - at[i - 1] >= 990]).toEqual([kind, true]);
+    }
+    expect((await pf.call('system.counters', {})).counters.notifications_rate_limited).toBeGreaterThan(0);
   });
 
   test('an agent that never declares reads unknown_running, reason no_signal, after 3 s', async () => {
@@ -191,6 +229,25 @@ describe('sending', () => {
     expect(sent).toMatchObject({ agent_target: false, paste: false, submit_mode: 'inline_cr' });
     await screenMatching(pf, shell, /^inline-ok$/m);
     await expect(pf.call('surface.send_text', { surface_id: shell, text: 'a\nb' })).rejects.toMatchObject({ code: -32602, data: { reason: 'raw_newline' } });
+  });
+
+  test('surface_changed is coalesced: a burst of output makes fewer frames than output events, at most one per pane per 50 ms, the last with the final generation', async () => {
+    const events = await pf.subscribe({ surfaces: [shell], types: ['surface_changed'] });
+    const before = (await pf.call('surface.status', { surface_id: shell })).output_generation!;
+    await pf.call('surface.send_text', { surface_id: shell, text: 'seq 1 40000; echo burst-$((6*7))-over', submit: true });
+    await screenMatching(pf, shell, /^burst-42-over$/m);
+    const after = (await pf.call('surface.status', { surface_id: shell })).output_generation!;
+    await events.next((f) => (f.output_generation as number) >= after);
+    const frames = events.frames.filter((f) => f.type === 'surface_changed');
+    const generations = frames.map((f) => f.output_generation as number);
+    expect(generations).toEqual([...generations].sort((a, b) => a - b));
+    expect(new Set(generations).size).toBe(generations.length);
+    // Counted, not timed: the output events of the burst, the frames that told of them, and how
+    // many 50 ms windows of serve's own clock those frames span (a timer may fire 1 ms early on it).
+    const outputEvents = after - before;
+    const windows = Math.floor((frames.at(-1)!.at_ms - frames[0].at_ms) / 49) + 1;
+    expect(frames.length).toBeLessThanOrEqual(windows);
+    expect(frames.length).toBeLessThan(outputEvents);
   });
 
   test('text over 64 KiB is refused', async () => {

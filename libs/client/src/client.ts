@@ -7,7 +7,7 @@ import { callChecked, connectChecked, connectHost } from '@paneflow/instance/con
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
-import type { MethodName, ParamsOf } from '@paneflow/protocol/schema';
+import type { MethodTable, ParamsOf } from '@paneflow/protocol/schema';
 import type { RpcConnection } from '@paneflow/rpc/client';
 
 /** How long a lost output stream waits before it attaches again. */
@@ -39,7 +39,9 @@ export class InstanceClient {
 
   /** One request to serve. */
   request(method: string, params: unknown): Promise<unknown> {
-    return callChecked<PublicMethods, MethodName<PublicMethods>>(this.endpoints.publicSocket, method as MethodName<PublicMethods>, params as never);
+    // Typed as any method of any table: as `PublicMethods` the result would be the union of every
+    // method's result, which costs the type checker seconds to relate to `unknown`.
+    return callChecked<MethodTable, string>(this.endpoints.publicSocket, method, params);
   }
 
   /**

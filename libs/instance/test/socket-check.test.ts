@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnreachableError } from '@paneflow/rpc';
 import { callChecked, checkSocketPath, connectChecked, prepareRuntimeDir, readHostSecret, resolveEndpoints } from '../src';
+import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 
 let dir: string;
 const servers: Server[] = [];
@@ -40,7 +41,7 @@ describe('checkSocketPath: what every client checks before it connects', () => {
     const { publicSocket } = runtime();
     await listen(publicSocket);
     expect(() => checkSocketPath(publicSocket)).not.toThrow();
-    await expect(callChecked(publicSocket, 'system.ping', {})).resolves.toEqual({ pong: true });
+    await expect(callChecked<PublicMethods, 'system.ping'>(publicSocket, 'system.ping', {})).resolves.toEqual({ pong: true });
   });
 
   test('a socket in a directory others can write is refused, naming the directory and its mode, and nothing connects', async () => {
@@ -48,7 +49,7 @@ describe('checkSocketPath: what every client checks before it connects', () => {
     chmodSync(runtimeDir, 0o777);
     const accepted = await listen(publicSocket);
     expect(() => checkSocketPath(publicSocket)).toThrow(`refusing runtime directory ${runtimeDir}: mode 0777, must be 0700`);
-    await expect(callChecked(publicSocket, 'system.ping', {})).rejects.toThrow(/mode 0777/);
+    await expect(callChecked<PublicMethods, 'system.ping'>(publicSocket, 'system.ping', {})).rejects.toThrow(/mode 0777/);
     await expect(connectChecked(publicSocket)).rejects.toThrow(/mode 0777/);
     // The socket does accept: this connection is the first it sees.
     const probe = createConnection(publicSocket);
@@ -91,7 +92,7 @@ describe('checkSocketPath: what every client checks before it connects', () => {
 
   test('no socket, or no runtime dir, is nothing listening (UnreachableError), as a refused connection is', async () => {
     const { publicSocket } = runtime();
-    await expect(callChecked(publicSocket, 'system.ping', {})).rejects.toBeInstanceOf(UnreachableError);
+    await expect(callChecked<PublicMethods, 'system.ping'>(publicSocket, 'system.ping', {})).rejects.toBeInstanceOf(UnreachableError);
     await expect(connectChecked(join(dir, 'absent/paneflow.sock'))).rejects.toBeInstanceOf(UnreachableError);
   });
 });

@@ -1,16 +1,30 @@
 import * as pty from 'node-pty';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForegroundReader, readAgentSession, runtimeCatalog, stopTree } from '../src';
 
 // Real processes in a real PTY: the reader must find the foreground agent the way the host will.
+// The fixture agent runs as it is, from fixtures/, and imports the built libs/osc7501 (the test
+// target builds it first: project.json).
 const FIXTURE_AGENT = join(__dirname, '../../../fixtures/agent.mjs');
+const OSC7501 = join(__dirname, '../../osc7501');
 let dir: string;
 let shell: pty.IPty;
+/** Everything the pane's shell has printed since it started. */
+let output: string;
 const reader = new ForegroundReader(runtimeCatalog());
 
+/** The newest modification time of the files under `path`. */
+const newest = (path: string): number =>
+  readdirSync(path, { recursive: true, encoding: 'utf8' }).reduce((latest, name) => Math.max(latest, statSync(join(path, name)).mtimeMs), 0);
+
 beforeAll(() => {
+  // Never the fixture agent against a missing or stale build: that would test other code.
+  const built = join(OSC7501, 'dist/index.mjs');
+  if (!existsSync(built) || statSync(built).mtimeMs < newest(join(OSC7501, 'src'))) {
+    throw new Error(`${built} is missing or older than libs/osc7501/src, which the fixture agent imports: run \`npx nx build osc7501\` (\`npx nx test procscan\` does)`);
+  }
   dir = mkdtempSync(join(tmpdir(), 'pf-procscan-'));
   mkdirSync(join(dir, 'bin'));
   symlinkSync(FIXTURE_AGENT, join(dir, 'bin/claude'));
@@ -27,6 +41,8 @@ beforeEach(() => {
     cwd: dir,
     env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, PS1: '$ ', CLAUDE_CONFIG_DIR: join(dir, 'claude') },
   });
+  output = '';
+  shell.onData((data) => (output += data));
 });
 afterEach(() => stopTree(shell.pid, 5000, 0));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,6 +62,27 @@ const cmdline = (pid: number) => {
   }
 };
 
+/** The pids of a process's children. */
+const childrenOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/** Waits until `test` holds: the positive sign that what a negative check is about has happened. */
+async function until(test: () => boolean, what: string) {
+  const deadline = Date.now() + 20_000;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`never: ${what}; the pane shows ${JSON.stringify(output.slice(-300))}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The shell is at its prompt: it printed one and holds the terminal's foreground itself. */
+const atPrompt = () => output.endsWith('$ ') && foregroundGroup() === shell.pid;
+
 /** Scans until `test` holds (the program needs a moment to exec); the last observation. */
 async function scanUntil(test: (o: ReturnType<ForegroundReader['scan']>) => boolean) {
   const deadline = Date.now() + 10_000;
@@ -58,8 +95,9 @@ async function scanUntil(test: (o: ReturnType<ForegroundReader['scan']>) => bool
 }
 
 test('a shell at its prompt runs no agent', async () => {
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await until(atPrompt, 'the shell at its prompt');
   expect(reader.scan(shell.pid)).toBeNull();
+  expect(reader.settled).toBe(true);
 });
 
 test('an executable named claude on the PATH that runs the fixture agent is claude-code', async () => {
@@ -78,10 +116,12 @@ test('node running a script from @openai/codex is codex, through the wrapper', a
 });
 
 test("bash -c 'sleep 100' is nothing", async () => {
+  await until(atPrompt, 'the shell at its prompt');
   shell.write("bash -c 'sleep 100'\r");
-  await scanUntil(() => true);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // In front now: a job of its own holds the terminal, and it runs sleep (bash execs a lone command).
+  await until(() => foregroundGroup() !== shell.pid && cmdline(foregroundGroup()) === 'sleep\x00100\x00', 'sleep 100 in the foreground');
   expect(reader.scan(shell.pid)).toBeNull();
+  expect(reader.settled).toBe(true);
 });
 
 test('when the agent exits the pane returns to no agent', async () => {
@@ -92,9 +132,16 @@ test('when the agent exits the pane returns to no agent', async () => {
 });
 
 test('a background agent is not the foreground', async () => {
-  shell.write(`node ${join(dir, 'node_modules/@openai/codex/bin/codex.js')} &\r`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  const script = join(dir, 'node_modules/@openai/codex/bin/codex.js');
+  await until(atPrompt, 'the shell at its prompt');
+  shell.write(`node ${script} &\r`);
+  // It runs (a child of the shell with that command line), and the shell is at its prompt again.
+  await until(() => childrenOf(shell.pid).some((pid) => cmdline(pid) === `node\x00${script}\x00`), 'the agent running in the background');
+  output = '';
+  shell.write('\r');
+  await until(atPrompt, 'the shell at its prompt again');
   expect(reader.scan(shell.pid)).toBeNull();
+  expect(reader.settled).toBe(true);
 });
 
 test('a shell that execs the agent, or runs it as a child and stays, is read again', async () => {

@@ -9,8 +9,15 @@ export interface MethodSpec<P extends TSchema = TSchema, R extends TSchema = TSc
 
 export type MethodTable = Record<string, MethodSpec>;
 export type MethodName<T extends MethodTable> = keyof T & string;
-export type ParamsOf<T extends MethodTable, M extends MethodName<T>> = Static<T[M]['params']>;
-export type ResultOf<T extends MethodTable, M extends MethodName<T>> = Static<T[M]['result']>;
+/**
+ * Each method's params and result, as one mapped type per table: `ParamsOf<T, M>` is then the same
+ * type wherever a generic helper passes it on, where `Static<T[M]['params']>` written out is a new
+ * instantiation each time, and relating two of those costs the type checker seconds.
+ */
+type ParamsTable<T extends MethodTable> = { [M in keyof T]: Static<T[M]['params']> };
+type ResultTable<T extends MethodTable> = { [M in keyof T]: Static<T[M]['result']> };
+export type ParamsOf<T extends MethodTable, M extends MethodName<T>> = ParamsTable<T>[M];
+export type ResultOf<T extends MethodTable, M extends MethodName<T>> = ResultTable<T>[M];
 
 export function method<P extends TSchema, R extends TSchema>(params: P, result: R): MethodSpec<P, R> {
   return { params, result };

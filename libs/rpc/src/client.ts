@@ -83,7 +83,15 @@ export class RpcConnection<T extends MethodTable> {
     });
   }
 
-  async request<M extends MethodName<T>>(method: M, params: ParamsOf<T, M>, options: RequestOptions = {}): Promise<ResultOf<T, M>> {
+  request<M extends MethodName<T>>(method: M, params: ParamsOf<T, M>, options: RequestOptions = {}): Promise<ResultOf<T, M>> {
+    return this.send(method, params, options) as Promise<ResultOf<T, M>>;
+  }
+
+  /**
+   * `request` without its method's types, for the helpers below whose own signatures check them:
+   * the type checker spends seconds relating one generic method's types to another's.
+   */
+  async send(method: string, params: unknown, options: RequestOptions = {}): Promise<unknown> {
     if (this.closedFlag) throw new UnreachableError(this.endpoint, new Error('connection closed'));
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     try {
@@ -157,7 +165,7 @@ export async function call<T extends MethodTable, M extends MethodName<T>>(
 ): Promise<ResultOf<T, M>> {
   const connection = await RpcConnection.connect<T>(endpoint, options);
   try {
-    return await connection.request(method, params, options);
+    return (await connection.send(method, params, options)) as ResultOf<T, M>;
   } finally {
     connection.destroy();
   }
@@ -174,7 +182,7 @@ export async function subscribe<T extends MethodTable, M extends MethodName<T>>(
   const connection = await RpcConnection.connect<T>(endpoint, options);
   connection.onFrame(onFrame);
   try {
-    const result = await connection.request(method, params, options);
+    const result = (await connection.send(method, params, options)) as ResultOf<T, M>;
     return { result, connection };
   } catch (error) {
     connection.destroy();

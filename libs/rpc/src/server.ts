@@ -7,6 +7,9 @@ import { encodeLine } from '@paneflow/protocol/line';
 import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from '@paneflow/protocol/schema';
 import { errorResponse, LineReader, LineTooLongError } from './framing';
 
+/** How long a refused client has to read its answer and leave. */
+const REFUSED_GRACE_MS = 1000;
+
 /** One client connection: the handle a streaming method keeps to push frames. */
 export class Connection {
   private static nextId = 1;
@@ -184,6 +187,12 @@ export class RpcServer<T extends MethodTable> {
     socket.on('error', () => socket.destroy());
     if (this.sockets.size >= maxConnections) {
       socket.end(encodeLine(errorResponse(null, ErrorCode.Backpressure, 'too many connections')));
+      // What the client sent is read and dropped: a socket closed with input unread resets the
+      // connection, and the client loses the answer. Its own close then ends the socket; one that
+      // keeps its side open is cut off after a grace period, so no refused socket stays for good.
+      socket.resume();
+      const grace = setTimeout(() => socket.destroy(), REFUSED_GRACE_MS);
+      socket.on('close', () => clearTimeout(grace));
       return;
     }
     this.sockets.add(socket);

@@ -13,8 +13,8 @@ export function tempDir(prefix = 'pf-rpc-'): { dir: string; cleanup: () => void 
  * A raw client: writes bytes, collects the lines the server sends, and tells when it closed.
  * For what a well-behaved client would never send.
  */
-export function rawClient(path: string) {
-  const socket = createConnection(path);
+export function rawClient(path: string, options: { allowHalfOpen?: boolean } = {}) {
+  const socket = createConnection({ path, allowHalfOpen: options.allowHalfOpen ?? false });
   const lines: string[] = [];
   let buffer = '';
   const waiters: Array<() => void> = [];
@@ -34,7 +34,7 @@ export function rawClient(path: string) {
     closed = true;
     notify();
   });
-  const until = (test: () => boolean, timeoutMs = 5000) =>
+  const until = (test: () => boolean, timeoutMs = 10_000) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('timed out waiting')), timeoutMs);
       const check = () => {
@@ -45,9 +45,29 @@ export function rawClient(path: string) {
       };
       check();
     });
+  const connected = new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('close', () => reject(new Error('closed before it connected')));
+  });
+  connected.catch(() => undefined);
   return {
     socket,
+    /** Resolves once the connection is made: bytes written before it may never leave. */
+    connected: () => connected,
     write: (data: string | Buffer) => socket.write(data),
+    /** Writes once connected; resolves when the kernel has taken the bytes (the write's callback). */
+    send: async (data: string | Buffer) => {
+      await connected;
+      await new Promise<void>((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve())));
+    },
+    /** The first line the server sent that `test` accepts, parsed. */
+    lineWhere: async (test: (frame: Record<string, unknown>) => boolean, timeoutMs = 10_000) => {
+      const find = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).find(test);
+      await until(() => find() !== undefined || closed, timeoutMs);
+      const found = find();
+      if (!found) throw new Error(`the connection closed without that line; it sent ${JSON.stringify(lines)}`);
+      return found;
+    },
     /** The nth line the server sent, parsed. */
     line: async (n: number) => {
       await until(() => lines.length > n);
@@ -65,7 +85,7 @@ export function rawClient(path: string) {
 }
 
 /** Resolves once `test` holds, checking on every event-loop turn; rejects after `timeoutMs`. */
-export async function waitFor(test: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(test: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

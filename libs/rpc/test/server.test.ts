@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import Type from 'typebox';
 import { statSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { ErrorCode, method, RpcError } from '@paneflow/protocol';
 import { call, RpcConnection, RpcServer, StreamReply, subscribe, type Handlers } from '../src';
@@ -14,12 +15,16 @@ const Methods = {
   fail: method(Type.Object({ how: Type.String() }, closed), Type.Object({})),
   ticks: method(Type.Object({ count: Type.Integer() }, closed), Type.Object({ streaming: Type.Literal(true) })),
   record: method(Type.Object({ n: Type.Integer() }, closed), Type.Object({})),
+  hold: method(Type.Object({}, closed), Type.Object({})),
 };
 type Methods = typeof Methods;
 
 let dir: string;
 let cleanup: () => void;
 let seen: number[];
+/** `hold`: requests that reached their handler, and handlers that returned (once their connection closed). */
+let holding: number;
+let released: number;
 
 function handlers(): Handlers<Methods> {
   return {
@@ -39,6 +44,12 @@ function handlers(): Handlers<Methods> {
       await new Promise((resolve) => setTimeout(resolve, (5 - n) * 3));
       return {};
     },
+    hold: async (_params, { connection }) => {
+      holding++;
+      await new Promise<void>((resolve) => connection.onClose(resolve));
+      released++;
+      return {};
+    },
   };
 }
 
@@ -54,6 +65,8 @@ const servers: RpcServer<Methods>[] = [];
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
   seen = [];
+  holding = 0;
+  released = 0;
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -178,16 +191,24 @@ describe('what a client must not send', () => {
   });
 
   test('random bytes never stop the server', async () => {
-    const { path } = await start();
+    const { server, path } = await start();
+    let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 2000 }), async (bytes) => {
+        const id = `after-${run++}`;
         const client = rawClient(path);
-        client.write(Buffer.from(bytes));
-        client.write('\n');
-        client.destroy();
+        try {
+          await client.send(Buffer.concat([Buffer.from(bytes), Buffer.from(`\n{"jsonrpc":"2.0","id":"${id}","method":"ping"}\n`)]));
+          // Answered on the same connection, so the server has read every random byte before it.
+          expect(await client.lineWhere((frame) => frame.id === id)).toEqual({ jsonrpc: '2.0', id, result: { pong: true } });
+        } finally {
+          client.destroy();
+        }
       }),
       { numRuns: 100 },
     );
+    expect(run).toBeGreaterThanOrEqual(100);
+    await waitFor(() => server.connectionCount === 0);
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
   });
 
@@ -200,10 +221,14 @@ describe('what a client must not send', () => {
   });
 
   test('a client that disconnects mid-request leaves the server serving', async () => {
-    const { path } = await start();
+    // One connection at a time: a place the gone client kept would refuse the next one.
+    const { server, path } = await start({ maxConnections: 1 });
     const client = rawClient(path);
-    client.write('{"jsonrpc":"2.0","id":1,"method":"record","params":{"n":1}}\n');
+    await client.send('{"jsonrpc":"2.0","id":1,"method":"hold","params":{}}\n');
+    await waitFor(() => holding === 1); // the request reached its handler
     client.destroy();
+    await waitFor(() => released === 1); // the handler answered, to a connection that is gone
+    await waitFor(() => server.connectionCount === 0);
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
   });
 });
@@ -239,6 +264,26 @@ describe('one request per connection', () => {
     held.forEach((c) => c.destroy());
     await waitFor(() => server.connectionCount === 0);
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('the server closes a connection it refused, whatever its client does', async () => {
+    const { server, path } = await start({ mode: 'single', maxConnections: 1 });
+    // Every socket the server accepts, so that a failure here leaves none open to keep jest alive.
+    const accepted: Socket[] = [];
+    (server as unknown as { server: Server }).server.on('connection', (socket) => accepted.push(socket));
+    const held = rawClient(path);
+    await waitFor(() => server.connectionCount === 1);
+    // One that reads the refusal and keeps its side open, one that drops at once (as call() does).
+    const stays = rawClient(path, { allowHalfOpen: true });
+    try {
+      expect(await stays.line(0)).toMatchObject({ id: null, error: { code: -32000 } });
+      await expect(call(path, 'ping', {})).rejects.toMatchObject({ code: -32000, message: 'too many connections' });
+      held.destroy();
+      await waitFor(() => accepted.filter((socket) => !socket.destroyed).length === 0);
+    } finally {
+      stays.destroy();
+      accepted.forEach((socket) => socket.destroy());
+    }
   });
 });
 

@@ -1,8 +1,9 @@
-import { resolveEndpoints } from '@paneflow/instance';
+import { LockFile, resolveEndpoints } from '@paneflow/instance';
+import { isSameProcess, processStartTime, readProcFile, readProcStat } from '@paneflow/proc';
 import type { MethodName, ParamsOf, PublicMethods, ResultOf } from '@paneflow/protocol';
 import { call } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,6 +19,69 @@ export interface Run {
   stdout: string;
   stderr: string;
   json<T = Record<string, unknown>>(): T;
+}
+
+/** A process still running, named for good by its pid and kernel start time. */
+export interface HomeProcess {
+  pid: number;
+  startedAt: number;
+  cmdline: string;
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** This process and its ancestors: never counted as a home's, whatever their environment says. */
+function selfAndAncestors(): Set<number> {
+  const chain = new Set<number>();
+  for (let pid = process.pid; pid > 1 && !chain.has(pid); pid = readProcStat(pid)?.ppid ?? 0) chain.add(pid);
+  return chain;
+}
+
+/**
+ * The processes of a temp home that still run: its host and serve (by their owner.lock, pid and
+ * start time), whatever has the home in its environment (`PANEFLOW_HOME`) or its directory on its
+ * command line (a pane's `claude`, a `watch`), and every descendant of those.
+ */
+export function processesOfHome(dir: string, paneflowHome: string): HomeProcess[] {
+  const excluded = selfAndAncestors();
+  const owners = new Set<string>();
+  for (const name of ['host', 'serve']) {
+    const holder = new LockFile(join(paneflowHome, name, 'owner.lock')).holder();
+    if (holder && isSameProcess(holder.pid, holder.started_at)) owners.add(`${holder.pid}:${holder.started_at}`);
+  }
+  const running: Array<HomeProcess & { ppid: number }> = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || excluded.has(pid)) continue;
+    const stat = readProcStat(pid);
+    if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
+    running.push({ pid, startedAt: stat.startTime, ppid: stat.ppid, cmdline: (readProcFile(`/proc/${pid}/cmdline`) ?? '').replaceAll('\0', ' ').trim() });
+  }
+  const mine = new Set<number>();
+  for (const p of running) {
+    const environ = `\0${readProcFile(`/proc/${p.pid}/environ`) ?? ''}`;
+    if (owners.has(`${p.pid}:${p.startedAt}`) || environ.includes(`\0PANEFLOW_HOME=${paneflowHome}\0`) || p.cmdline.includes(`${dir}/`)) mine.add(p.pid);
+  }
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of running) {
+      if (!mine.has(p.pid) && mine.has(p.ppid)) {
+        mine.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return running.filter((p) => mine.has(p.pid)).map(({ pid, startedAt, cmdline }) => ({ pid, startedAt, cmdline }));
+}
+
+/** Waits (up to `ms`) for `processes` to be gone; those still running. */
+function stillRunning(processes: HomeProcess[], ms: number): HomeProcess[] {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = processes.filter((p) => processStartTime(p.pid) === p.startedAt);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    sleepSync(50);
+  }
 }
 
 /** A temp home with its own runtime dir, `claude` (the fixture agent) on PATH, and no instance yet. */
@@ -96,9 +160,33 @@ export function makeHome(env: Record<string, string> = {}) {
     writeConfig(config: unknown) {
       writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
     },
+    /**
+     * Stops the home's instance (`stop --force`) and removes the directory. Whatever of the home
+     * still runs after that (checked, not assumed) is killed by pid, and cleanup then throws,
+     * naming it: a test that leaves processes behind fails loudly rather than leaking them.
+     */
     cleanup() {
-      home.run(['stop', '--force']);
+      const stop = home.run(['stop', '--force']);
+      const paneflowHome = base.PANEFLOW_HOME!;
+      // The daemons are gone when stop returns; a pane's processes end on their terminal's hangup.
+      const left = stillRunning(processesOfHome(dir, paneflowHome), 10_000);
+      for (const p of left) {
+        try {
+          if (processStartTime(p.pid) === p.startedAt) process.kill(p.pid, 'SIGKILL');
+        } catch {
+          // gone in between
+        }
+      }
+      const survivors = stillRunning(left, 10_000);
       rmSync(dir, { recursive: true, force: true });
+      if (left.length > 0) {
+        const message =
+          `makeHome cleanup: \`paneflow stop --force\` (exit ${stop.code}${stop.stderr.trim() ? `: ${stop.stderr.trim().split('\n')[0]}` : ''}) left ${left.length} process(es) of ${dir} running; ` +
+          `killed them: ${left.map((p) => `${p.pid} ${p.cmdline}`).join('; ')}` +
+          (survivors.length > 0 ? `; still running: ${survivors.map((p) => p.pid).join(', ')}` : '');
+        console.error(message);
+        throw new Error(message);
+      }
     },
   };
   return home;
