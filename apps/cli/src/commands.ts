@@ -161,7 +161,7 @@ export const VERBS: VerbSpec[] = [
     flags: {
       submit: { kind: 'boolean', help: 'press Enter after it; to an agent, confirmed by its state' },
       paste: { kind: 'boolean', help: 'send it as a paste (agents get one anyway)' },
-      broadcast: { kind: 'boolean', help: 'to every pane the target matches' },
+      broadcast: { kind: 'boolean', help: 'to every pane the target matches; with --submit a busy agent is skipped (in failed)' },
       'report-file': { kind: 'string', value: 'PATH', help: 'ask the agent to write its report there and print REPORT_DONE <path>' },
       force: { kind: 'boolean', help: 'submit even to an agent that is thinking or waiting' },
       ...SCOPE,
@@ -229,7 +229,7 @@ export const VERBS: VerbSpec[] = [
     args: [{ name: 'file' }],
     flags: { 'dry-run': { kind: 'boolean', help: 'print the resolved plan; touch nothing' } },
     example: 'paneflow up team.toml --dry-run',
-    details: 'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 (or scripting). Spec: REFERENCE.md §5.1; see examples/.',
+    details: 'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 (or scripting), asked before any worktree is made. Spec: REFERENCE.md §5.1; see examples/.',
     family: 'specs',
   },
   {
@@ -238,7 +238,8 @@ export const VERBS: VerbSpec[] = [
     args: [{ name: 'file' }],
     flags: { 'dry-run': { kind: 'boolean', help: 'validate and print the plan' }, ...JSON_FLAG, ...SCOPE },
     example: 'paneflow flow run review.toml --json',
-    details: 'Steps that submit need serve with PANEFLOW_IPC_SCRIPTING=1. Spec: REFERENCE.md §5.5; see examples/.',
+    details:
+      'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 or PANEFLOW_IPC_SCRIPTING=1; steps that submit or send need scripting (alone it will do). Checked before anything is made. Spec: REFERENCE.md §5.5; see examples/.',
     family: 'specs',
   },
   ...integrations,

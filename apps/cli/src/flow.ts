@@ -2,7 +2,7 @@ import { READY_DEADLINE_MS } from '@paneflow/protocol/limits';
 import { fillCaptures, parseFlow, type FlowPlan, type PanePlan, type StepPlan } from '@paneflow/spec';
 import type { EventType } from '@paneflow/protocol/events';
 import { ensureInstance, request, serveStatus, instanceEndpoints } from './instance';
-import { idleCheck } from './wait';
+import { idleCheck, matchingLine } from './wait';
 import { waitUntil } from './watching';
 import { CliError } from './errors';
 import { printJson } from './output';
@@ -11,7 +11,7 @@ import { resolveOne } from './select';
 import type { Scope } from '@paneflow/protocol/wire';
 import { sendToPane } from './send';
 import { realSpecHost } from './spec-host';
-import { paneRequest, readSpec, specError, withPorts } from './up';
+import { checkGates, paneRequest, readSpec, specError, withPorts } from './up';
 
 type StepStatus = 'pending' | 'running' | 'done' | 'failed' | 'timeout' | 'skipped' | 'cancelled';
 
@@ -35,6 +35,9 @@ class StepFailure extends Error {
   }
 }
 
+/** `wait --idle`'s default timeout (REFERENCE.md §4.6), for a send step with no timeout of its own or by default. */
+const IDLE_TIMEOUT_SECS = 300;
+
 const progress = (message: string) => process.stderr.write(`flow: ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -52,19 +55,19 @@ async function paneIdle(surfaceId: number, timeoutMs: number): Promise<boolean> 
 const paneEvents = (surfaceId: number): { surfaces: number[]; types: EventType[] } => ({ surfaces: [surfaceId], types: ['surface_changed', 'status_changed'] });
 
 /**
- * A ready barrier: the pattern, line by line, over what the pane printed since the step began;
- * then the capture, the last `lines` lines of the pane with trailing blank lines removed.
+ * A ready barrier, by the rules of `wait --pattern` (REFERENCE.md §4.6, §5.7): the pattern, line
+ * by line, over the pane's last 200 lines — what is on screen already counts, so the screen is
+ * checked first, then again on every output event; then the capture, the last `lines` lines of
+ * the pane with trailing blank lines removed.
  */
-async function readyAndCapture(state: StepState, baseline: number): Promise<string | null> {
+async function readyAndCapture(state: StepState): Promise<string | null> {
   const { ready, capture } = state.plan;
   if (!ready) return null;
   const regex = new RegExp(ready.pattern);
   const surfaceId = state.surfaceId!;
-  const matched = await waitUntil(paneEvents(surfaceId), async () => {
-    const read = await request('surface.read', { surface_id: surfaceId, lines: 4000, fenced: false });
-    const printed = read.total_lines - baseline;
-    return printed > 0 && read.text.split('\n').slice(-printed).some((line) => regex.test(line)) ? true : null;
-  }, { timeoutMs: ready.timeout_secs * 1000 });
+  const matched = await waitUntil(paneEvents(surfaceId), async () => ((await matchingLine(surfaceId, regex)) !== null ? true : null), {
+    timeoutMs: ready.timeout_secs * 1000,
+  });
   if (!matched) throw new StepFailure(`ready: /${ready.pattern}/ did not appear within ${ready.timeout_secs} s`, 'timeout', 4);
   if (!capture) return null;
   const { text } = await request('surface.read', { surface_id: surfaceId, lines: capture.lines + 200, fenced: false });
@@ -148,11 +151,18 @@ class Runner {
     return state.plan.submit ? { ...pane, prompt: null } : pane;
   }
 
+  /**
+   * A flow's writes come from its own workspace: serve's scope check passes them with scripting
+   * alone for its own panes, and wants orchestration only for a pane elsewhere (`--scope all`).
+   */
+  private writeOrigin() {
+    return { scope: 'workspace' as const, workspaceId: this.workspace!.id, origin: 'flow' as const };
+  }
+
   private async runStep(state: StepState, pane: PanePlan | null): Promise<void> {
     state.status = 'running';
     progress(`${state.plan.id}: started`);
     try {
-      let baseline = 0;
       if (state.plan.kind === 'pane') {
         if (state.surfaceId === null) {
           const first = this.states.find((s) => s.surfaceId !== null)!;
@@ -163,8 +173,7 @@ class Runner {
         }
         if (pane!.agent) await agentReady(state.surfaceId);
         if (state.plan.submit && pane!.prompt) {
-          baseline = (await request('surface.read', { surface_id: state.surfaceId, lines: 1, fenced: false })).total_lines;
-          const { confirmed } = await sendToPane(state.surfaceId, fillCaptures(pane!.prompt, this.captures), { submit: true, force: false, scope: 'all' });
+          const { confirmed } = await sendToPane(state.surfaceId, fillCaptures(pane!.prompt, this.captures), { submit: true, force: false, ...this.writeOrigin() });
           if (confirmed === false) throw new StepFailure('the agent did not start its turn (not_started)', 'failed');
         }
       } else {
@@ -173,20 +182,21 @@ class Runner {
         if (own) state.surfaceId = own.surfaceId;
         else {
           try {
-            state.surfaceId = (await resolveOne(send.target, this.scope)).surface_id;
+            // A selector names a pane of the flow's workspace (`--scope all`: any), not the caller's.
+            state.surfaceId = (await resolveOne(send.target, this.scope, this.workspace!.id)).surface_id;
           } catch (error) {
             throw new StepFailure(`send.target: ${(error as Error).message}`, 'failed', error instanceof CliError ? error.exitCode : 1);
           }
         }
-        const timeout = (state.plan.ready?.timeout_secs ?? 300) * 1000;
+        // Within the step's timeout (its ready's, else the flow's default), else wait's own.
+        const timeout = (state.plan.timeout_secs ?? IDLE_TIMEOUT_SECS) * 1000;
         if (!(await paneIdle(state.surfaceId!, timeout))) throw new StepFailure(`the target pane never went idle within ${timeout / 1000} s`, 'timeout', 4);
-        baseline = (await request('surface.read', { surface_id: state.surfaceId!, lines: 1, fenced: false })).total_lines;
         const text = fillCaptures(send.text, this.captures);
         // Multi-line text reaches a shell only as a paste.
-        const { confirmed } = await sendToPane(state.surfaceId!, text, { submit: send.submit, paste: /[\r\n]/.test(text), force: false, scope: 'all' });
+        const { confirmed } = await sendToPane(state.surfaceId!, text, { submit: send.submit, paste: /[\r\n]/.test(text), force: false, ...this.writeOrigin() });
         if (confirmed === false) throw new StepFailure('the agent did not start its turn (not_started)', 'failed');
       }
-      const captured = await readyAndCapture(state, baseline);
+      const captured = await readyAndCapture(state);
       if (captured !== null && state.plan.capture) {
         const name = state.plan.capture.var;
         if (state.plan.item === null) this.captures.set(name, captured);
@@ -239,6 +249,8 @@ export async function flowRun(file: string, options: { dryRun: boolean; json: bo
     return 0;
   }
   await ensureInstance();
+  // Before any worktree, setup or pane: serve's gates, as it has them now.
+  await checkGates({ submits: plan.submits, sends: plan.steps.some((s) => s.kind === 'send') });
   const runner = new Runner(plan, options.scope);
   const interrupted = new Promise<number>((resolve) =>
     process.once('SIGINT', () => {

@@ -20,16 +20,17 @@ function canonical(path: string): string {
  * The panes a selector names (REFERENCE.md §4.2): digits are a surface id in any workspace;
  * `cmdline:` a substring of the foreground command line; `cwd:` the pane's directory; anything
  * else a name — exact, then case-insensitive, then a unique case-insensitive prefix. None, or
- * several at the first stage that matches, exits 3 unless `many` takes them all.
+ * several at the first stage that matches, exits 3 unless `many` takes them all. Names resolve in
+ * `workspaceId` (the caller's, `PANEFLOW_WORKSPACE_ID`, unless a flow names its own; else the
+ * active workspace) unless the scope is all.
  */
-export async function resolveSelector(selector: string, scope: Scope, many = false): Promise<Surface[]> {
+export async function resolveSelector(selector: string, scope: Scope, many = false, workspaceId = process.env.PANEFLOW_WORKSPACE_ID): Promise<Surface[]> {
   if (/^\d+$/.test(selector)) {
     const { surfaces } = await request('surface.list', { scope: 'all' });
     const found = surfaces.filter((s) => s.surface_id === Number(selector));
     if (found.length === 0) throw new CliError(`no pane with surface id ${selector}`, 3);
     return found;
   }
-  const workspaceId = process.env.PANEFLOW_WORKSPACE_ID;
   const { surfaces } = await request('surface.list', scope === 'all' ? { scope: 'all' } : workspaceId ? { scope, workspace_id: workspaceId } : { scope });
   let found: Surface[];
   let what = 'matches';
@@ -50,6 +51,6 @@ export async function resolveSelector(selector: string, scope: Scope, many = fal
   throw new CliError(`no pane matches '${selector}'${scope === 'workspace' ? ' in this workspace (try --scope all)' : ''}`, 3);
 }
 
-export async function resolveOne(selector: string, scope: Scope): Promise<Surface> {
-  return (await resolveSelector(selector, scope))[0];
+export async function resolveOne(selector: string, scope: Scope, workspaceId?: string): Promise<Surface> {
+  return (await resolveSelector(selector, scope, false, workspaceId ?? process.env.PANEFLOW_WORKSPACE_ID))[0];
 }

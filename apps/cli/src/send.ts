@@ -30,10 +30,17 @@ export function reportProtocol(path: string): { text: string; sentinel: string }
   };
 }
 
-const writeParams = (scope: Scope) => ({
+/** Where a write comes from: the caller's workspace (serve's scope check), and who asks. */
+export interface WriteOrigin {
+  /** The workspace the write is made from: the caller's (`PANEFLOW_WORKSPACE_ID`) or a flow's own. */
+  workspaceId?: string;
+  origin?: 'cli' | 'flow';
+}
+
+const writeParams = (scope: Scope, { workspaceId = process.env.PANEFLOW_WORKSPACE_ID, origin = 'cli' }: WriteOrigin = {}) => ({
   scope,
-  origin: 'cli' as const,
-  ...(process.env.PANEFLOW_WORKSPACE_ID ? { workspace_id: process.env.PANEFLOW_WORKSPACE_ID } : {}),
+  origin,
+  ...(workspaceId ? { workspace_id: workspaceId } : {}),
 });
 
 /** A closed gate stops a broadcast before its first write. */
@@ -85,7 +92,7 @@ export async function send(selector: string, textArg: string, options: SendOptio
 export async function sendToPane(
   surfaceId: number,
   text: string,
-  options: Pick<SendOptions, 'submit' | 'paste' | 'force' | 'scope'>,
+  options: Pick<SendOptions, 'submit' | 'paste' | 'force' | 'scope'> & WriteOrigin,
 ): Promise<{ out: Record<string, unknown>; confirmed: boolean | null }> {
   const result = await request('surface.send_text', {
     surface_id: surfaceId,
@@ -93,7 +100,7 @@ export async function sendToPane(
     submit: options.submit,
     ...(options.paste ? { paste: true } : {}),
     ...(options.force ? { force: true } : {}),
-    ...writeParams(options.scope),
+    ...writeParams(options.scope, options),
   });
   return { out: result, confirmed: result.started ?? null };
 }

@@ -42,6 +42,23 @@ export async function withPorts<P extends PanePlan>(panes: P[], base: number): P
   return needed ? assignPorts(panes, await freeStrides(base, needed)) : panes;
 }
 
+/**
+ * The gates a spec's run needs, asked of serve before anything is made (REFERENCE.md §2.4, §5:
+ * every check before any side effect): `workspace.up` (and a split that runs something) needs
+ * orchestration or scripting; a flow that submits needs scripting; one that sends, scripting or
+ * `ai_unrestricted`. A refused run leaves no worktree, branch, setup or workspace behind.
+ */
+export async function checkGates(needs: { submits?: boolean; sends?: boolean } = {}): Promise<void> {
+  const capabilities = await request('system.capabilities', {});
+  if (!capabilities.orchestration && !capabilities.scripting) {
+    throw new CliError('workspace.up disabled: relaunch with PANEFLOW_IPC_ORCHESTRATION=1 (or PANEFLOW_IPC_SCRIPTING=1); nothing was made', 1);
+  }
+  if (needs.submits && !capabilities.scripting) throw new CliError('this flow submits (submit = true): relaunch serve with PANEFLOW_IPC_SCRIPTING=1; nothing was made', 1);
+  if (needs.sends && !capabilities.scripting && !capabilities.ai_unrestricted) {
+    throw new CliError('this flow has send steps: surface.send_text disabled: relaunch with PANEFLOW_IPC_SCRIPTING=1; nothing was made', 1);
+  }
+}
+
 /** `paneflow up <file>` (REFERENCE.md §5.1–§5.4). */
 export async function up(file: string, dryRun: boolean): Promise<number> {
   const { path, text } = readSpec(file);
@@ -57,6 +74,7 @@ export async function up(file: string, dryRun: boolean): Promise<number> {
     return 0;
   }
   await ensureInstance();
+  await checkGates();
   const warnings: string[] = [];
   for (const pane of panes) if (pane.worktree) warnings.push(...(await provisionWorktree(pane.worktree)));
   const result = await request('workspace.up', { name: plan.name, layout: plan.layout, panes: panes.map(paneRequest) });

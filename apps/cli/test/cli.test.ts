@@ -1,7 +1,8 @@
 import { StatusObject, validate } from '@paneflow/protocol';
 import { encode } from '@paneflow/osc7501';
 import { resolveEndpoints } from '@paneflow/instance';
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { CLI, makeHome, screen, until, type Home } from '@paneflow/testing';
@@ -306,6 +307,25 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(result.failed).toEqual([]);
   });
 
+  test('--broadcast --submit keeps the busy guard per target: a busy agent is skipped (failed, its prompt unanswered), the others are sent, exit 1', async () => {
+    const ids: number[] = [];
+    for (const name of ['bc-one', 'bc-two']) ids.push((await home.rpc('surface.split', { direction: 'v', surface_id: 1, name, command: 'claude --work-ms 100' })).surface_id);
+    const [asking, free] = ids;
+    const state = (id: number) => home.run(['status', String(id), '--json']).json<{ state: string; reason: string }>();
+    await until(() => ids.every((id) => state(id).reason === 'declared') || null, 'both agents declare');
+    expect(home.run(['send', String(asking), 'deploy it permission', '--submit']).code).toBe(0);
+    await until(() => state(asking).state === 'waiting_for_input' || null, 'the first agent asks');
+
+    // `1` submitted would answer its question.
+    const result = home.run(['send', 'bc-', '1', '--broadcast', '--submit']);
+    expect(result.json()).toEqual({ sent: [free], failed: [asking], submitted: [free] });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`paneflow: surface ${asking}: agent_busy: surface ${asking} is waiting_for_input`);
+    await until(() => state(free).state !== 'idle' || null, 'the free agent took the turn');
+    expect(state(asking).state).toBe('waiting_for_input');
+    expect(home.run(['read', String(asking), '--raw']).stdout).not.toMatch(/^allowed$/m);
+  }, 60_000);
+
   test('watch prints the subscription first, then events, and exits 0 on Ctrl-C', async () => {
     const watch = home.start(['watch', '--surface', '1', '--type', 'surface_changed']);
     const first = JSON.parse(await watch.line(() => true));
@@ -347,6 +367,102 @@ describe('with an instance (scripting and orchestration on)', () => {
   });
 });
 
+/** A flow that submits twice, at its two call sites: a pane step's prompt, and a send step to that pane. */
+const SUBMITTING_FLOW = `
+name = "gated"
+[defaults]
+timeout_secs = 30
+[[step]]
+id = "ask"
+pane = { name = "gated-agent", agent = "claude", prompt = "print FIRST-42 on a line of its own" }
+submit = true
+ready = { pattern = '^FIRST-42$' }
+[[step]]
+id = "again"
+needs = ["ask"]
+send = { target = "ask", text = "print SECOND-42 on a line of its own", submit = true }
+ready = { pattern = '^SECOND-42$' }
+`;
+
+/** A flow with a send step that does not submit (`surface.send_text` all the same). */
+const SENDING_FLOW = `
+[[step]]
+id = "sh"
+pane = { name = "sending-shell", command = "PS1= exec bash --norc --noprofile" }
+[[step]]
+id = "type"
+needs = ["sh"]
+send = { target = "sh", text = "echo typed" }
+`;
+
+describe('with scripting only', () => {
+  let home: Home;
+  let own: number;
+  beforeAll(() => {
+    home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1' });
+    own = home.run(['new', '--name', 'own', '--cwd', home.dir]).json<{ surface_id: number }>().surface_id;
+  });
+  afterAll(() => home.cleanup());
+
+  test('send within the caller\'s workspace works; --scope all and a pane of another workspace are refused (exit 1)', async () => {
+    expect(home.run(['send', String(own), 'echo scripted-$((40+2))', '--submit']).code).toBe(0);
+    await screen(home, String(own), /^scripted-42$/m);
+    const all = home.run(['send', String(own), 'true', '--scope', 'all']);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toMatch(/requires PANEFLOW_IPC_ORCHESTRATION=1/);
+    const other = home.run(['new', '--name', 'other', '--cwd', home.dir]).json<{ surface_id: number; id: string }>();
+    const { id: ownWorkspace } = (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === 'own')!;
+    const outside = home.run(['send', String(other.surface_id), 'true'], { env: { PANEFLOW_WORKSPACE_ID: ownWorkspace } });
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/outside the caller's workspace; requires PANEFLOW_IPC_ORCHESTRATION=1/);
+  });
+
+  test('a flow that submits runs to the end: its sends stay in its own workspace', () => {
+    const file = join(home.dir, 'gated.toml');
+    writeFileSync(file, SUBMITTING_FLOW);
+    const result = home.run(['flow', 'run', file, '--json']);
+    expect(result.stderr).not.toMatch(/failed/);
+    expect(result.json()).toMatchObject({ ok: true, steps: [{ id: 'ask', status: 'done' }, { id: 'again', status: 'done' }] });
+    expect(result.code).toBe(0);
+  }, 90_000);
+});
+
+describe('with orchestration only', () => {
+  let home: Home;
+  beforeAll(() => {
+    home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
+    expect(home.run(['new', '--name', 'own', '--cwd', home.dir]).code).toBe(0);
+  });
+  afterAll(() => home.cleanup());
+
+  test('send is refused with the variable to set, in any scope', () => {
+    for (const scope of ['workspace', 'all']) {
+      const send = home.run(['send', '1', 'true', '--scope', scope]);
+      expect(send.code).toBe(1);
+      expect(send.stderr).toMatch(/relaunch with PANEFLOW_IPC_SCRIPTING=1/);
+    }
+  });
+
+  test('a flow that submits, or sends, is refused before it makes anything; one of panes alone runs', async () => {
+    const workspaces = async () => (await home.rpc('workspace.list', {})).workspaces.length;
+    const before = await workspaces();
+    for (const [name, flow] of [['gated.toml', SUBMITTING_FLOW], ['sending.toml', SENDING_FLOW]]) {
+      const file = join(home.dir, name);
+      writeFileSync(file, flow);
+      const refused = home.run(['flow', 'run', file]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/PANEFLOW_IPC_SCRIPTING=1/);
+      expect(refused.stderr).not.toMatch(/^flow: /m);
+    }
+    expect(await workspaces()).toBe(before);
+    const panes = join(home.dir, 'panes.toml');
+    writeFileSync(panes, '[[step]]\nid = "sh"\npane = { name = "orchestrated", command = "echo orchestrated-$((40+2)); exec sleep 600" }\nready = { pattern = "^orchestrated-42$", timeout_secs = 30 }\n');
+    const ran = home.run(['flow', 'run', panes, '--json']);
+    expect(ran.json()).toMatchObject({ ok: true, steps: [{ id: 'sh', status: 'done' }] });
+    expect(ran.code).toBe(0);
+  }, 60_000);
+});
+
 describe('with the gates closed', () => {
   let home: Home;
   beforeAll(() => {
@@ -363,6 +479,31 @@ describe('with the gates closed', () => {
     const broadcast = home.run(['send', '1', 'ls', '--broadcast']);
     expect(broadcast.code).toBe(1);
     expect(broadcast.stdout).toBe('');
+  });
+
+  test('up and flow run are refused before any side effect: no worktree, no branch, no setup, no workspace', async () => {
+    const repo = join(home.dir, 'repo');
+    mkdirSync(repo);
+    writeFileSync(join(repo, 'README'), 'r\n');
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', '.');
+    git('commit', '-q', '-m', 'initial');
+    const marker = join(home.dir, 'setup-ran');
+    const pane = `cwd = "."\nworktree = "feat/gated"\nsetup = "touch '${marker}'"\ncommand = "sleep 600"\n`;
+    writeFileSync(join(repo, 'ws.toml'), `[[panes]]\n${pane}`);
+    writeFileSync(join(repo, 'flow.toml'), `[[step]]\nid = "a"\npane = { ${pane.trim().split('\n').join(', ')} }\n`);
+    const before = (await home.rpc('workspace.list', {})).workspaces.length;
+    for (const args of [['up', join(repo, 'ws.toml')], ['flow', 'run', join(repo, 'flow.toml')]]) {
+      const result = home.run(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/workspace\.up disabled: relaunch with PANEFLOW_IPC_ORCHESTRATION=1/);
+      expect(existsSync(`${repo}.worktrees`)).toBe(false);
+      expect(git('branch', '--list', 'feat/gated')).toBe('');
+      expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
+      expect(existsSync(marker)).toBe(false);
+    }
+    expect((await home.rpc('workspace.list', {})).workspaces.length).toBe(before);
   });
 
   test('reads still work', () => {

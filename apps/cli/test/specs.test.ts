@@ -204,6 +204,42 @@ capture = { var = "joined", lines = 1 }
     });
   });
 
+  test("a send step's selector resolves in the flow's workspace, not the caller's; its ready barrier sees text already on screen", () => {
+    const caller = home.run(['new', '--name', 'caller', '--cwd', home.dir]).json<{ id: string }>();
+    const file = join(repo, 'elsewhere.toml');
+    writeFileSync(
+      file,
+      '[defaults]\ntimeout_secs = 30\n' +
+        `[[step]]\nid = "sh"\npane = { name = "flow-own-shell", command = "echo early-$((40+2)); PS1= exec bash --norc --noprofile" }\nready = { pattern = '^early-42$' }\n` +
+        `[[step]]\nid = "poke"\nneeds = ["sh"]\nsend = { target = "flow-own-sh", text = "true", submit = true }\nready = { pattern = '^early-42$' }\n`,
+    );
+    // Run from a pane of another workspace: its selectors would look there.
+    const result = home.run(['flow', 'run', file, '--json'], { env: { PANEFLOW_WORKSPACE_ID: caller.id } });
+    expect(result.json()).toMatchObject({ ok: true, steps: [{ id: 'sh', status: 'done' }, { id: 'poke', status: 'done', error: null }] });
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  test("a send step's idle wait is bounded by defaults.timeout_secs", async () => {
+    expect(home.run(['start']).code).toBe(0);
+    const file = join(repo, 'never-idle.toml');
+    writeFileSync(
+      file,
+      '[defaults]\ntimeout_secs = 2\n' +
+        '[[step]]\nid = "noisy"\npane = { name = "noisy", command = "while :; do echo tick; sleep 0.2; done" }\n' +
+        '[[step]]\nid = "poke"\nneeds = ["noisy"]\nsend = { target = "noisy", text = "x" }\n',
+    );
+    const run = home.start(['flow', 'run', file, '--json']);
+    // Far past the 2 s, far short of the 300 s of a bare `wait --idle`: a hang is cut off here.
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([run.exited, new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), 60_000)))]);
+    clearTimeout(timer);
+    if (code === 'hung') run.child.kill('SIGINT');
+    expect(code).toBe(4);
+    const report = JSON.parse(run.lines.join('\n')) as { workspace: { index: number } };
+    expect(report).toMatchObject({ ok: false, steps: [{ id: 'noisy', status: 'done' }, { id: 'poke', status: 'timeout', error: 'the target pane never went idle within 2 s' }] });
+    await home.rpc('workspace.close', { index: report.workspace.index }); // the noisy shell stops
+  }, 90_000);
+
   test('fail_fast (the default): after a failure nothing more starts, what is running ends', async () => {
     // `good` gets ready only once `bad` has timed out, and `later` needs `good`.
     const release = join(home.dir, 'release-good');

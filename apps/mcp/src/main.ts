@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     server.registerTool(
       'write_pane',
       {
-        description: 'Type text into a pane (origin mcp), Enter after it with submit; refused while its agent is thinking or asking.',
+        description: 'Type text into a pane (origin mcp), Enter after it with submit; refused while its agent is thinking or asking. A submit to an agent that reports its state is confirmed: started true, or an error (not_started) when it took no turn within 3 s.',
         inputSchema: schemas.write_pane,
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       },

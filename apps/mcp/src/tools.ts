@@ -2,7 +2,7 @@
 // text goes out fenced (§9); panes outside the caller's scope do not exist here.
 import { callChecked } from '@paneflow/instance/connect';
 import { fence } from '@paneflow/protocol/fence';
-import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/protocol/limits';
+import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SUBMIT_CONFIRM_MS } from '@paneflow/protocol/limits';
 import { matchName } from '@paneflow/protocol/names';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import type { Scope } from '@paneflow/protocol/wire';
@@ -116,7 +116,9 @@ export async function searchPane(context: Context, args: Args<'search_pane'>): P
 
 /**
  * Types into a pane as `paneflow send` does, by serve's rules: never a submit into an agent that
- * is thinking or asking, and a submit to a declaring agent is confirmed (`started`).
+ * is thinking or asking, and a submit to a declaring agent is confirmed (`started`). A submit its
+ * agent did not take (`started: false`) fails, as `send --submit` exits 1 `not_started`: the
+ * error result says so, then gives serve's answer.
  */
 export async function writePane(context: Context, args: Args<'write_pane'>): Promise<string> {
   const pane = await resolveTarget(context, args.target);
@@ -128,6 +130,9 @@ export async function writePane(context: Context, args: Args<'write_pane'>): Pro
     scope: context.scope,
     ...(context.workspaceId ? { workspace_id: context.workspaceId } : {}),
   });
+  if (result.started === false) {
+    throw new ToolError(`not_started: surface ${pane.surface_id}'s agent did not start a turn within ${SUBMIT_CONFIRM_MS / 1000} s of the submit\n${JSON.stringify(result)}`);
+  }
   return JSON.stringify(result);
 }
 

@@ -236,6 +236,39 @@ describe('paneflow-mcp with the scripting gate on', () => {
     expect(await home.rpc('surface.status', { surface_id: id })).toMatchObject({ state: 'waiting_for_input', output_generation: before });
   });
 
+  test('write_pane with submit confirms the turn started, as send --submit does: a submit the agent ignores is an error result (not_started)', async () => {
+    const up = await home.rpc('workspace.up', { name: 'confirm', layout: 'even_h', panes: [{ name: 'worker', cwd: ROOT, command: 'claude --work-ms 300', focus: false, env: {} }] });
+    const id = up.surfaces[0].surface_id;
+    await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared', 'the fixture agent declared');
+    const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: up.workspace.id });
+    try {
+      // A blank line: the agent takes no turn from it.
+      const ignored = (await client.callTool({ name: 'write_pane', arguments: { target: 'worker', text: ' ', submit: true } })) as TextResult;
+      expect([ignored.isError, text(ignored).split('\n')[0]]).toEqual([true, `not_started: surface ${id}'s agent did not start a turn within 3 s of the submit`]);
+      expect(JSON.parse(text(ignored).split('\n').slice(1).join('\n'))).toMatchObject({ sent: true, submitted: true, started: false, start_reason: 'not_started' });
+      const started = (await client.callTool({ name: 'write_pane', arguments: { target: 'worker', text: 'fix the login', submit: true } })) as TextResult;
+      expect(started.isError).toBeFalsy();
+      expect(JSON.parse(text(started))).toMatchObject({ sent: true, submitted: true, started: true, start_reason: 'state_changed' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('list_panes shows the window title a program set (OSC 2) with bidi overrides and invisible characters removed', async () => {
+    // A right-to-left override and a zero-width space, in UTF-8.
+    const command = `printf '\\033]2;left\\342\\200\\256right\\342\\200\\213zero\\007'; exec sleep 600`;
+    const up = await home.rpc('workspace.up', { name: 'titled', layout: 'even_h', panes: [{ cwd: ROOT, command, focus: false, env: {} }] });
+    const id = up.surfaces[0].surface_id;
+    await until(async () => (await home.rpc('surface.list', { workspace_id: up.workspace.id })).surfaces[0].title.startsWith('left'), 'the title set');
+    const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: up.workspace.id });
+    try {
+      const { body } = unfence(text(await client.callTool({ name: 'list_panes', arguments: {} })), 'surface.list', 'workspace');
+      expect((JSON.parse(body) as { panes: Array<{ surface_id: number; title: string }> }).panes.map((p) => [p.surface_id, p.title])).toEqual([[id, 'leftrightzero']]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('list_panes shows a title a hook gave (its prompt) with controls escaped and bidi overrides removed', async () => {
     const up = await home.rpc('workspace.up', { name: 'hooked', layout: 'even_h', panes: [{ cwd: ROOT, command: 'claude', focus: false, env: {} }] });
     const id = up.surfaces[0].surface_id;

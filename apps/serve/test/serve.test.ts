@@ -269,3 +269,55 @@ describe('sending', () => {
     await expect(pf.call('surface.read', { surface_id: shell, offset: 1_000_000 })).rejects.toMatchObject({ code: -32602 });
   });
 });
+
+describe('the window title a program sets (OSC 0/2)', () => {
+  const titleOf = (f: Frame) => (f.surface as { title: string }).title;
+
+  test('reaches surface.list as the pane title, and a surface_updated frame carries it', async () => {
+    const { surface_id, id } = await pf.call('workspace.create', { cwd: pf.dir });
+    const events = await pf.subscribe({ surfaces: [surface_id], types: ['surface_updated'] });
+    // The shell's own prompt may set a title too: a program sets one, then the pane waits.
+    await pf.call('surface.send_text', { surface_id, text: `printf '\\033]2;my title\\007'; sleep 600`, submit: true });
+    const updated = await events.next((f) => titleOf(f) === 'my title');
+    expect(updated).toMatchObject({ type: 'surface_updated', surface_id, surface: { surface_id, workspace_id: id, title: 'my title' } });
+    const { surfaces } = await pf.call('surface.list', { workspace_id: id });
+    expect(surfaces).toEqual([expect.objectContaining({ surface_id, title: 'my title' })]);
+  });
+
+  test('ESC, BEL and C1 end the sequence as in any terminal: no control character reaches the title', async () => {
+    const { surface_id } = await pf.call('workspace.create', { cwd: pf.dir });
+    const events = await pf.subscribe({ surfaces: [surface_id], types: ['surface_updated'] });
+    const run = (command: string) => pf.call('surface.send_text', { surface_id, text: command, submit: true });
+    // ESC ends it (the rest is a colour and text); BEL ends it; another C0 control is dropped.
+    await run(`printf '\\033]0;esc\\033[31mred\\007'`);
+    await events.next((f) => titleOf(f) === 'esc');
+    await run(`printf '\\033]0;bel\\007tail'`);
+    await events.next((f) => titleOf(f) === 'bel');
+    await run(`printf '\\033]0;a\\001b\\007'`);
+    await events.next((f) => titleOf(f) === 'ab');
+    // A C1 control (CSI, in UTF-8) aborts it: no title, the rest is a CSI sequence and text.
+    await run(`printf '\\033]0;c1\\302\\233mc1-done-%s\\007' $((40+2))`);
+    await screenMatching(pf, surface_id, /c1-done-42/);
+    await run(`printf '\\033]2;end\\007'`);
+    await events.next((f) => titleOf(f) === 'end');
+    // Other changes (the foreground command) repeat the title they leave as it was.
+    const titles = events.frames.map(titleOf);
+    expect(titles.filter((t, i) => t !== '' && t !== titles[i - 1])).toEqual(['esc', 'bel', 'ab', 'end']);
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    for (const title of titles) expect([title, /[\u0000-\u001f\u007f-\u009f]/.test(title)]).toEqual([title, false]);
+  });
+
+  test("an unnamed pane's prompt title (from a hook) comes before the window title; a named pane shows the window title", async () => {
+    const { surface_id, id } = await pf.call('workspace.create', { cwd: pf.dir });
+    const events = await pf.subscribe({ surfaces: [surface_id], types: ['surface_updated'] });
+    await pf.call('surface.send_text', { surface_id, text: `printf '\\033]2;window\\007'; sleep 600`, submit: true });
+    await events.next((f) => titleOf(f) === 'window');
+    const { session } = await pf.call('surface.status', { surface_id });
+    const frame = { tool: 'claude' as const, session, surface_id, workspace_id: id, pid: null, emitted_at_ms: Date.now(), payload: { prompt: 'fix the login\nand more' } };
+    expect(await pf.call('ai.prompt_submit', frame)).toEqual({ accepted: true });
+    await events.next((f) => titleOf(f) === 'fix the login');
+    await pf.call('surface.rename', { surface_id, name: 'titled' });
+    await events.next((f) => titleOf(f) === 'window' && (f.surface as { name: string }).name === 'titled');
+    expect((await pf.call('surface.list', { workspace_id: id })).surfaces).toEqual([expect.objectContaining({ name: 'titled', title: 'window' })]);
+  });
+});

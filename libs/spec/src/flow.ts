@@ -65,6 +65,11 @@ export interface StepPlan {
   submit: boolean;
   send: { target: string; text: string; submit: boolean } | null;
   ready: { pattern: string; timeout_secs: number } | null;
+  /**
+   * The step's timeout: `ready.timeout_secs`, else `defaults.timeout_secs`, else null. A send
+   * step's wait for its target to be idle is bounded by it (REFERENCE.md §5.7).
+   */
+  timeout_secs: number | null;
   capture: { var: string; lines: number } | null;
 }
 
@@ -274,6 +279,7 @@ export function parseFlow(text: string, file: string, host: SpecHost): FlowPlan 
       submit: !!spec.submit,
       send: spec.send ? { target: withItem(spec.send.target), text: withItem(spec.send.text), submit: !!spec.send.submit } : null,
       ready: spec.ready ? { pattern: withItem(spec.ready.pattern), timeout_secs: spec.ready.timeout_secs ?? defaults.timeout_secs! } : null,
+      timeout_secs: spec.ready?.timeout_secs ?? defaults.timeout_secs ?? null,
       capture: spec.capture ? { var: spec.capture.var, lines: spec.capture.lines } : null,
     };
   });

@@ -69,6 +69,27 @@ send = { target = "shell", text = "echo \${first}", submit = true }
     expect(flow.on_failure).toBe('continue');
     expect(flow.steps[1]).toMatchObject({ kind: 'send', send: { target: 'shell', text: 'echo ${first}', submit: true }, pane: null });
     expect(flow.submits).toBe(true);
+    // No ready and no default: no timeout of its own (a send step's idle wait falls back to wait's).
+    expect(flow.steps.map((s) => s.timeout_secs)).toEqual([5, null]);
+  });
+
+  test("a step's timeout: its ready's own, else defaults.timeout_secs, which bounds a send step without a ready", () => {
+    const flow = plan(`
+[defaults]
+timeout_secs = 7
+[[step]]
+id = "shell"
+pane = { command = "bash" }
+ready = { pattern = "^ready$", timeout_secs = 5 }
+[[step]]
+id = "poke"
+needs = ["shell"]
+send = { target = "shell", text = "x" }
+`);
+    expect(flow.steps.map((s) => [s.id, s.timeout_secs])).toEqual([
+      ['shell', 5],
+      ['poke', 7],
+    ]);
   });
 });
 
