@@ -3,7 +3,8 @@ module.exports = {
   displayName: 'serve',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // Real hosts, PTYs and shells: give them room, and one file at a time on two cores.
+  // Real hosts, PTYs and shells: give them room. One file at a time here; Nx runs several
+  // projects' tests at once, since they mostly wait on processes rather than compute.
   testTimeout: 30_000,
   maxWorkers: 1,
 };

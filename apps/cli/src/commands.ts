@@ -155,6 +155,25 @@ export const VERBS: VerbSpec[] = [
     family: 'panes',
   },
   {
+    name: 'close',
+    summary: "Close a pane (or with --workspace a whole workspace): its processes stopped, its managed worktree removed unless it holds work.",
+    args: [{ name: 'target', optional: true }],
+    flags: {
+      workspace: { kind: 'boolean', help: 'close a workspace: <target> is its name or zero-based index (default: this one)' },
+      force: { kind: 'boolean', help: 'close even an agent that is thinking or waiting, or a shell running a program' },
+      yes: { kind: 'boolean', help: 'the same as --force' },
+      'force-worktree': { kind: 'boolean', help: 'remove managed worktrees even with uncommitted changes or unpushed commits' },
+      ...SCOPE,
+    },
+    example: 'paneflow close lead --force-worktree',
+    details: `${TARGET_HELP}.
+An agent thinking or waiting for input, or a program running in a shell, needs a yes: asked on a
+terminal, else refused with exit 1 naming the pane and why (--force or --yes closes anyway). A
+managed worktree with uncommitted changes, or commits no other branch or remote holds, is kept
+and reported on stderr; its branch always stays. Exit 3 when the pane or workspace is not found.`,
+    family: 'panes',
+  },
+  {
     name: 'send',
     summary: "Type text into a pane, verbatim (no CR unless --submit). '-' reads the text from stdin.",
     args: [{ name: 'target' }, { name: 'text' }],

@@ -3,6 +3,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number,
+    /** serve's `data.reason`, when serve refused. */
+    readonly reason?: string,
   ) {
     super(message);
   }

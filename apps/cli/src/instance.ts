@@ -27,7 +27,7 @@ export function explain(error: unknown): CliError {
     if (error.code === ErrorCode.MethodNotFound && typeof requires === 'string') return new CliError(`${error.message}`, 1);
     if (error.code === ErrorCode.Permission) return new CliError(`${error.message}`, 1);
     if (error.reason === 'agent_busy') return new CliError(`${error.message} (use --force to send anyway)`, 1);
-    return new CliError(error.message, 1);
+    return new CliError(error.message, 1, error.reason);
   }
   return new CliError(error instanceof Error ? error.message : String(error), 1);
 }

@@ -349,6 +349,67 @@ describe('with an instance (scripting and orchestration on)', () => {
     }
   });
 
+  const paneIds = () => home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id);
+
+  test('close: an idle shell pane closes with its process; a shell running a program, or an agent waiting, is refused (exit 1) until --force', async () => {
+    const idle = (await home.rpc('surface.split', { direction: 'h', surface_id: 1, name: 'close-idle' })).surface_id;
+    home.run(['send', String(idle), 'echo shell-pid-$$', '--submit']);
+    const pid = Number(/^shell-pid-(\d+)$/m.exec(await screen(home, String(idle), /^shell-pid-\d+$/m))![1]);
+    expect(existsSync(`/proc/${pid}`)).toBe(true);
+    const closed = home.run(['close', 'close-idle']);
+    expect([closed.code, closed.stderr]).toEqual([0, '']);
+    expect(closed.json()).toEqual({ closed: idle, workspace_closed: false, worktrees: [] });
+    expect(paneIds()).not.toContain(idle);
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(home.run(['close', 'close-idle']).code).toBe(3);
+    expect(home.run(['close']).code).toBe(2);
+
+    const running = (await home.rpc('surface.split', { direction: 'h', surface_id: 1, name: 'close-running' })).surface_id;
+    home.run(['send', String(running), 'sleep 4343', '--submit']);
+    await until(() => home.run(['ls']).stdout.includes('"sleep 4343"') || null, 'the sleep runs in front');
+    const refused = home.run(['close', 'close-running']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`surface ${running} (close-running): 'sleep 4343' is running in it`);
+    expect(refused.stderr).toContain('--force');
+    expect(paneIds()).toContain(running);
+    expect(home.run(['close', 'close-running', '--force']).code).toBe(0);
+    expect(paneIds()).not.toContain(running);
+
+    const asking = (await home.rpc('surface.split', { direction: 'v', surface_id: 1, name: 'close-asking', command: 'claude --work-ms 100' })).surface_id;
+    const state = () => home.run(['status', String(asking), '--json']).json<{ state: string; reason: string }>();
+    await until(() => state().reason === 'declared' || null, 'the agent declares');
+    expect(home.run(['send', String(asking), 'deploy it permission', '--submit']).code).toBe(0);
+    await until(() => state().state === 'waiting_for_input' || null, 'the agent asks');
+    const waiting = home.run(['close', 'close-asking']);
+    expect(waiting.code).toBe(1);
+    expect(waiting.stderr).toContain(`surface ${asking} (close-asking): its agent is waiting_for_input`);
+    expect(paneIds()).toContain(asking);
+    expect(home.run(['close', 'close-asking', '--yes']).code).toBe(0);
+    expect(paneIds()).not.toContain(asking);
+  }, 60_000);
+
+  test('close --workspace closes every pane by the same rules: refused while one agent thinks, then --force closes them all', async () => {
+    const made = home.run(['new', '--name', 'closing', '--cwd', home.dir]).json<{ index: number; surface_id: number }>();
+    const thinker = (await home.rpc('surface.split', { direction: 'h', surface_id: made.surface_id, name: 'close-thinker', command: 'claude --work-ms 600000' })).surface_id;
+    const state = () => home.run(['status', String(thinker), '--json']).json<{ state: string; reason: string }>();
+    await until(() => state().reason === 'declared' || null, 'the agent declares');
+    expect(home.run(['send', String(thinker), 'think long', '--submit']).code).toBe(0);
+    await until(() => state().state === 'thinking' || null, 'the agent thinks');
+    const refused = home.run(['close', '--workspace', 'closing']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`surface ${thinker} (close-thinker): its agent is thinking`);
+    expect(paneIds()).toEqual(expect.arrayContaining([made.surface_id, thinker]));
+    expect(home.run(['close', '--workspace', 'no-such-workspace']).code).toBe(3);
+    // The new workspace is the active one: the default.
+    const closed = home.run(['close', '--workspace', '--force']);
+    expect(closed.code).toBe(0);
+    expect(closed.json()).toEqual({ closed: made.index, surfaces: [made.surface_id, thinker], worktrees: [] });
+    expect(paneIds()).not.toContain(thinker);
+    expect(paneIds()).not.toContain(made.surface_id);
+    const { workspaces } = await home.rpc('workspace.list', {});
+    expect(workspaces.map((w) => w.name)).not.toContain('closing');
+  }, 60_000);
+
   test('select, and a spec file that is not there is a usage error', () => {
     expect(home.run(['select', '0']).json()).toMatchObject({ index: 0 });
     expect(home.run(['select', '99']).code).toBe(1);

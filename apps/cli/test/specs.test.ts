@@ -89,6 +89,62 @@ describe('paneflow up', () => {
     expect(existsSync(`${repo}.worktrees/feat-dirty/scratch.txt`)).toBe(true);
   });
 
+  type Closed = { worktrees: Array<{ path: string; branch: string; removed: boolean; reason: string | null }> };
+  const worktreeSpec = (file: string, ...panes: Array<[string, string]>) => {
+    writeFileSync(join(repo, file), panes.map(([name, branch]) => `[[panes]]\nname = "${name}"\ncwd = "."\nworktree = "${branch}"\n`).join(''));
+    const result = home.run(['up', join(repo, file)]);
+    expect(result.code).toBe(0);
+    return result.json<{ workspace: { index: number; name: string } }>();
+  };
+
+  test('close <pane>: a clean managed worktree goes with its pane (the branch stays); one with an uncommitted file is kept and reported, then removed with --force-worktree', () => {
+    worktreeSpec('close-one.toml', ['wt-clean', 'feat/close-clean'], ['wt-dirty', 'feat/close-dirty']);
+    const clean = `${repo}.worktrees/feat-close-clean`;
+    const dirty = `${repo}.worktrees/feat-close-dirty`;
+    const removed = home.run(['close', 'wt-clean']);
+    expect([removed.code, removed.stderr]).toEqual([0, '']);
+    expect(removed.json<Closed>().worktrees).toEqual([expect.objectContaining({ path: clean, branch: 'feat/close-clean', removed: true, reason: null })]);
+    expect(existsSync(clean)).toBe(false);
+    expect(git(repo, 'worktree', 'list')).not.toContain(clean);
+    expect(git(repo, 'branch', '--list', 'feat/close-clean')).toMatch(/feat\/close-clean/);
+
+    writeFileSync(join(dirty, 'scratch.txt'), 'work in progress\n');
+    const kept = home.run(['close', 'wt-dirty']);
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toBe(`paneflow: kept worktree ${dirty} (feat/close-dirty): uncommitted changes; --force-worktree removes it\n`);
+    expect(kept.json<Closed>().worktrees).toEqual([expect.objectContaining({ path: dirty, removed: false, reason: 'uncommitted changes' })]);
+    expect(existsSync(join(dirty, 'scratch.txt'))).toBe(true);
+
+    // The kept worktree is Paneflow's: a pane on its branch reuses it, and --force-worktree removes it.
+    worktreeSpec('close-again.toml', ['wt-dirty-again', 'feat/close-dirty']);
+    const forced = home.run(['close', 'wt-dirty-again', '--force-worktree']);
+    expect([forced.code, forced.stderr]).toEqual([0, '']);
+    expect(existsSync(dirty)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'feat/close-dirty')).toMatch(/feat\/close-dirty/);
+  });
+
+  test('close --workspace tears down every pane by the same rule: a worktree with a commit no other branch holds is kept, then removed with --force-worktree', () => {
+    const up = worktreeSpec('close-all.toml', ['ws-clean', 'feat/ws-clean'], ['ws-ahead', 'feat/ws-ahead']);
+    const clean = `${repo}.worktrees/feat-ws-clean`;
+    const ahead = `${repo}.worktrees/feat-ws-ahead`;
+    writeFileSync(join(ahead, 'done.txt'), 'committed\n');
+    git(ahead, 'add', 'done.txt');
+    git(ahead, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'work');
+    const kept = home.run(['close', '--workspace', up.workspace.name]);
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toBe(`paneflow: kept worktree ${ahead} (feat/ws-ahead): 1 commit(s) on feat/ws-ahead that no other branch or remote holds (unpushed or unmerged); --force-worktree removes it\n`);
+    expect(existsSync(clean)).toBe(false);
+    expect(existsSync(join(ahead, 'done.txt'))).toBe(true);
+
+    const again = worktreeSpec('close-all-again.toml', ['ws-ahead-again', 'feat/ws-ahead']);
+    // `up` made its workspace the active one: the default of --workspace.
+    const forced = home.run(['close', '--workspace', '--force-worktree']);
+    expect([forced.code, forced.stderr]).toEqual([0, '']);
+    expect(forced.json()).toMatchObject({ closed: again.workspace.index, worktrees: [expect.objectContaining({ path: ahead, removed: true })] });
+    expect(existsSync(ahead)).toBe(false);
+    expect(git(repo, 'log', '--oneline', '-1', 'feat/ws-ahead')).toMatch(/work/); // the commit stays on its branch
+  });
+
   test("a worktree's setup runs in the new worktree, after the env files are copied; a failing setup is a warning", async () => {
     const file = join(repo, 'setup.toml');
     writeFileSync(file, '[[panes]]\ncwd = "."\nworktree = "feat/setup"\nsetup = "test -f .env && pwd -P > setup-ran.txt"\n[[panes]]\ncwd = "."\nworktree = "feat/setup-fails"\nsetup = "echo no luck; exit 3"\n');

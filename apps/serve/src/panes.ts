@@ -1,8 +1,9 @@
 import { resolveAgent } from '@paneflow/procscan';
-import { RpcError, type HostMethods, type ManagedWorktree, type ResultOf } from '@paneflow/protocol';
+import { readProcStat, isSameProcess } from '@paneflow/proc';
+import { inTurn, RpcError, type HostMethods, type ManagedWorktree, type ResultOf, type WorktreeTeardown } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
 import type { ServeContext } from './context';
-import { invalid } from './errors';
+import { invalid, refusedByState } from './errors';
 import type { SessionMirror } from './mirror';
 import type { PaneRecord, WorkspaceRecord } from './model';
 import type { Readiness } from './prompts';
@@ -107,17 +108,50 @@ export class Panes {
     await this.ctx.host.request('session.remove', { session }).catch(() => undefined);
   }
 
-  /** Ends panes: their sessions stopped and removed, then their managed worktrees torn down (§5.4). */
-  async close(panes: PaneRecord[]): Promise<void> {
+  /**
+   * Why closing this pane needs a person's yes (REFERENCE.md §1.4), or null: its agent is in turn
+   * (thinking or waiting for input), or, with no agent in front, a program other than the pane's
+   * own holds the terminal (a shell running a child). Read from /proc now, not from the last scan.
+   */
+  busyReason(pane: PaneRecord): string | null {
+    const view = this.ctx.views.get(pane.session);
+    if (!view || view.lifecycle !== 'live') return null;
+    const label = `surface ${pane.surface_id}${pane.name ? ` (${pane.name})` : ''}`;
+    const status = this.reduction.statusOf(view, pane);
+    if (status.reason !== 'no_agent') return inTurn(status.state) ? `${label}: its agent is ${status.state}` : null;
+    const leader = view.process;
+    if (!leader || !isSameProcess(leader.pid, leader.started_at)) return null;
+    const stat = readProcStat(leader.pid);
+    if (!stat || stat.tpgid <= 0 || stat.tpgid === stat.pgrp) return null;
+    return `${label}: '${view.foregroundCmd || 'a program'}' is running in it`;
+  }
+
+  /** Refuses, before anything closes, to close panes of which one needs a person's yes. */
+  refuseBusy(panes: PaneRecord[]): void {
+    const reasons = panes.map((p) => this.busyReason(p)).filter((r): r is string => r !== null);
+    if (reasons.length > 0) throw refusedByState(`close needs confirmation: ${reasons.join('; ')}`, 'close_needs_confirmation');
+  }
+
+  /**
+   * Ends panes: their sessions stopped and removed, then their managed worktrees torn down (§5.4)
+   * by the one rule (`teardownWorktree`), whichever way they were closed. Returns what each
+   * worktree's teardown did.
+   */
+  async close(panes: PaneRecord[], forceWorktree = false): Promise<WorktreeTeardown[]> {
     await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
     for (const pane of panes) {
       this.mirror.forget(pane.session);
       this.workspaces.closePane(pane, true);
     }
+    const outcomes: WorktreeTeardown[] = [];
     for (const pane of panes) {
       const worktree = pane.managed_worktree;
-      if (worktree) this.ctx.log(`worktree ${worktree.path}: ${teardownWorktree(worktree, this.worktreeInUse(worktree.path))}`);
+      if (!worktree) continue;
+      const outcome = teardownWorktree(worktree, this.worktreeInUse(worktree.path), forceWorktree);
+      this.ctx.log(`worktree ${worktree.path}: ${outcome.removed ? 'removed' : `kept: ${outcome.reason}`}`);
+      outcomes.push({ surface_id: pane.surface_id, path: worktree.path, branch: worktree.branch, ...outcome });
     }
+    return outcomes;
   }
 
   private worktreeInUse(path: string): boolean {

@@ -1,19 +1,45 @@
 import { execFileSync } from 'node:child_process';
 import type { ManagedWorktree } from '@paneflow/protocol';
 
+/** What teardown did with one worktree: removed, or kept and why. */
+export interface TeardownOutcome {
+  removed: boolean;
+  reason: string | null;
+}
+
+const git = (cwd: string, args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
 /**
- * A managed worktree's teardown when its pane closes (REFERENCE.md §5.4): with `auto`, a clean
- * worktree (no change, no untracked file) that no live session works in is removed with
- * `git worktree remove`; the branch is kept. A dirty one, or `keep`, stays. Returns what was done.
+ * Why a worktree holds work that removing it could lose, or null: uncommitted changes or untracked
+ * files, or commits of its HEAD that no other branch and no remote-tracking branch holds (unpushed,
+ * unmerged). The branch itself is never deleted, but such a worktree is kept all the same.
  */
-export function teardownWorktree(worktree: ManagedWorktree, inUse: boolean): 'removed' | 'kept' {
-  if (worktree.teardown !== 'auto' || inUse) return 'kept';
+export function unsavedWork(worktree: ManagedWorktree): string | null {
+  if (git(worktree.path, ['status', '--porcelain']).trim() !== '') return 'uncommitted changes';
+  // `--exclude` takes the branch's own name as `--branches` sees it (without refs/heads/).
+  const own = git(worktree.path, ['rev-list', '--count', 'HEAD', '--not', `--exclude=${worktree.branch}`, '--branches', '--remotes']).trim();
+  if (own !== '0') return `${own} commit(s) on ${worktree.branch} that no other branch or remote holds (unpushed or unmerged)`;
+  return null;
+}
+
+/**
+ * A managed worktree's teardown when its pane closes (REFERENCE.md §5.4), the one rule for every
+ * way a pane ends: with `auto`, a worktree that no live session works in is removed with
+ * `git worktree remove` unless it holds unsaved work (`unsavedWork`), which `force` overrides;
+ * the branch is kept. `keep`, a live session inside, or a failing git keeps it.
+ */
+export function teardownWorktree(worktree: ManagedWorktree, inUse: boolean, force = false): TeardownOutcome {
+  if (worktree.teardown !== 'auto') return { removed: false, reason: 'worktree_teardown is keep' };
+  if (inUse) return { removed: false, reason: 'a live session works in it' };
   try {
-    const status = execFileSync('git', ['-C', worktree.path, 'status', '--porcelain'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    if (status.trim() !== '') return 'kept';
-    execFileSync('git', ['-C', worktree.repo_root, 'worktree', 'remove', worktree.path], { stdio: 'ignore' });
-    return 'removed';
-  } catch {
-    return 'kept';
+    if (!force) {
+      const unsaved = unsavedWork(worktree);
+      if (unsaved) return { removed: false, reason: unsaved };
+    }
+    git(worktree.repo_root, ['worktree', 'remove', ...(force ? ['--force'] : []), worktree.path]);
+    return { removed: true, reason: null };
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    return { removed: false, reason: `git failed: ${stderr || (error as Error).message}` };
   }
 }

@@ -74,13 +74,13 @@ describe('system and workspaces', () => {
   test('closing a pane stops its session and shrinks the layout; the last pane closes the workspace', async () => {
     const { surface_id: first, id } = await pf.call('workspace.create', { cwd: pf.dir });
     const { surface_id: second, session } = await pf.call('surface.split', { direction: 'h', surface_id: first });
-    expect(await pf.call('surface.close', { surface_id: second })).toEqual({ closed: second, workspace_closed: false });
+    expect(await pf.call('surface.close', { surface_id: second })).toEqual({ closed: second, workspace_closed: false, worktrees: [] });
     const { workspaces } = await pf.call('workspace.list', {});
     expect(workspaces.find((w) => w.id === id)).toMatchObject({ surfaces: [first], layout: { surface_id: first } });
     const { sessions } = await pf.call('session.list', {});
     expect(sessions.map((s) => s.session)).not.toContain(session);
     await expect(pf.call('surface.close', { surface_id: second })).rejects.toMatchObject({ code: -32020 });
-    expect(await pf.call('surface.close', { surface_id: first })).toEqual({ closed: first, workspace_closed: true });
+    expect(await pf.call('surface.close', { surface_id: first })).toEqual({ closed: first, workspace_closed: true, worktrees: [] });
     expect((await pf.call('workspace.list', {})).workspaces.map((w) => w.id)).not.toContain(id);
   });
 

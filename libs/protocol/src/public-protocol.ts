@@ -18,6 +18,17 @@ const closed = { additionalProperties: false } as const;
 const Empty = Type.Object({}, closed);
 const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
 const SurfaceTarget = { surface_id: SurfaceId };
+/**
+ * How closing treats what runs and what was made (an addition to REFERENCE.md §2.3): `unless_busy`
+ * refuses (-32030, `close_needs_confirmation`) before anything closes when a pane would need a
+ * person's yes (§1.4: an agent in turn, or a program other than the pane's own in front);
+ * `force_worktree` removes a managed worktree even with uncommitted changes or commits no other
+ * branch or remote holds.
+ */
+const CloseOptions = { unless_busy: Type.Optional(Type.Boolean()), force_worktree: Type.Optional(Type.Boolean()) };
+/** What closing did with one pane's managed worktree (§5.4); `reason` says why one was kept. */
+export const WorktreeTeardown = Type.Object({ surface_id: SurfaceId, path: Type.String(), branch: Type.String(), removed: Type.Boolean(), reason: nullable(Type.String()) });
+export type WorktreeTeardown = Static<typeof WorktreeTeardown>;
 const Restarted = Type.Object({ surface_id: SurfaceId, session: Uuid, generation: Type.Integer(), mode: RestartMode, restart: RestartAttempt });
 
 /**
@@ -121,7 +132,10 @@ export const PublicMethods = {
     Type.Object({ ...WorkspaceRef.properties, surface_id: SurfaceId }),
   ),
   'workspace.select': method(Type.Object({ index: Type.Integer({ minimum: 0 }) }, closed), Type.Object({ index: Type.Integer(), id: Uuid })),
-  'workspace.close': method(Type.Object({ index: Type.Optional(Type.Integer({ minimum: 0 })) }, closed), Type.Object({ closed: Type.Integer() })),
+  'workspace.close': method(
+    Type.Object({ index: Type.Optional(Type.Integer({ minimum: 0 })), ...CloseOptions }, closed),
+    Type.Object({ closed: Type.Integer(), surfaces: Type.Array(SurfaceId), worktrees: Type.Array(WorktreeTeardown) }),
+  ),
   'workspace.up': method(
     Type.Object({ name: Type.String(), layout: LayoutNameSchema, panes: Type.Array(ResolvedPane, { minItems: 1, maxItems: 32 }) }, closed),
     Type.Object({
@@ -224,7 +238,10 @@ export const PublicMethods = {
    * Closes a pane: its session stopped and removed, its managed worktree torn down (§5.4). A
    * workspace left without panes closes too.
    */
-  'surface.close': method(Type.Object(SurfaceTarget, closed), Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean() })),
+  'surface.close': method(
+    Type.Object({ ...SurfaceTarget, ...CloseOptions }, closed),
+    Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean(), worktrees: Type.Array(WorktreeTeardown) }),
+  ),
   'fleet.list': method(Empty, Type.Object({ agents: Type.Array(StatusObject) })),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),

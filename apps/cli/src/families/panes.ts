@@ -1,4 +1,4 @@
-// The verbs about panes and workspaces: list, read, search, make, select, split, focus, type, press.
+// The verbs about panes and workspaces: list, read, search, make, select, split, focus, close, type, press.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from '../errors';
@@ -7,6 +7,7 @@ import { printJson, surfaceTable } from '../output';
 import { resolveOne } from '../select';
 import { restart, restore } from '../restarts';
 import { send } from '../send';
+import { close } from '../close';
 import { callerWorkspace, flag, scopeOf, str, type Run } from './common';
 
 export const run: Record<string, Run> = {
@@ -74,6 +75,13 @@ export const run: Record<string, Run> = {
     printJson(await request('surface.focus', { surface_id: target.surface_id }));
     return 0;
   },
+  close: (p) =>
+    close(p.args.target as string | undefined, {
+      workspace: !!flag(p, 'workspace'),
+      force: !!flag(p, 'force') || !!flag(p, 'yes'),
+      forceWorktree: !!flag(p, 'force-worktree'),
+      scope: scopeOf(p),
+    }),
   send: (p) =>
     send(str(p, 'target'), str(p, 'text'), {
       submit: !!flag(p, 'submit'),

@@ -58,13 +58,14 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     clearTimeout(timer);
     return { ready: by !== 'timeout', by };
   },
-  'surface.close': saved(ctx.model, async ({ surface_id }) => {
+  'surface.close': saved(ctx.model, async ({ surface_id, unless_busy, force_worktree }) => {
     const pane = ctx.pane(surface_id);
     const workspace = ctx.workspaceOf(pane);
-    await panes.close([pane]);
+    if (unless_busy) panes.refuseBusy([pane]);
+    const worktrees = await panes.close([pane], force_worktree);
     const empty = ctx.model.workspacePanes(workspace.id).length === 0;
     if (empty) workspaces.remove(workspace);
-    return { closed: surface_id, workspace_closed: empty };
+    return { closed: surface_id, workspace_closed: empty, worktrees };
   }),
   'surface.split': saved(ctx.model, async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree }) => {
     if ((command || agent || prompt !== undefined || env || managed_worktree) && !ctx.capabilities.orchestration && !ctx.capabilities.scripting) {

@@ -34,13 +34,15 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     workspaces.select(index);
     return { index, id: workspace.id };
   }),
-  'workspace.close': saved(ctx.model, async ({ index }) => {
+  'workspace.close': saved(ctx.model, async ({ index, unless_busy, force_worktree }) => {
     const at = index ?? ctx.model.active;
     const workspace = ctx.model.workspaces[at];
     if (!workspace) throw invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index');
-    await panes.close(ctx.model.workspacePanes(workspace.id));
+    const closing = ctx.model.workspacePanes(workspace.id);
+    if (unless_busy) panes.refuseBusy(closing);
+    const worktrees = await panes.close(closing, force_worktree);
     workspaces.remove(workspace);
-    return { closed: at };
+    return { closed: at, surfaces: closing.map((p) => p.surface_id), worktrees };
   }),
   'workspace.up': saved(ctx.model, async ({ name, layout, panes: specs }) => {
     if (!ctx.capabilities.orchestration && !ctx.capabilities.scripting) throw disabled('workspace.up', 'PANEFLOW_IPC_ORCHESTRATION');
