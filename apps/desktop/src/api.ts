@@ -10,8 +10,13 @@ export interface Notice {
   surface_id: number;
 }
 
+/** A request's outcome as data: what crosses the context bridge keeps serve's code and `data.reason`. */
+export type Settled = { result: unknown } | { error: { code: number; message: string; reason: string | null } };
+
 export interface PaneflowApi {
   request(method: string, params?: unknown): Promise<unknown>;
+  /** `request`, but serve's refusal answers (with its code and reason) instead of throwing. */
+  settle(method: string, params?: unknown): Promise<Settled>;
   /** Returns a function that ends the subscription. `onEnd` runs when serve goes away. */
   subscribe(params: unknown, onFrame: (frame: Record<string, unknown>) => void, onEnd: () => void): Promise<() => void>;
   attach(session: string, listener: MirrorSink): () => void;
@@ -55,6 +60,7 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
   });
   return {
     request: (method, params = {}) => invoke('request', method, params),
+    settle: (method, params = {}) => invoke('request', method, params, true) as Promise<Settled>,
     async subscribe(params, onFrame, onEnd) {
       const id = (await invoke('subscribe', params)) as number;
       frames.set(id, { onFrame, onEnd });

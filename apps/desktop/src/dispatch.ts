@@ -1,6 +1,7 @@
 // The renderer's calls (api.ts) carried out on the bridge, for Electron's main process and for
 // the browser harness alike. `push` sends to the renderer (webContents.send, or page.evaluate).
 import type { InstanceClient } from '@paneflow/client';
+import { RpcError } from '@paneflow/protocol/errors';
 import type { Notice } from './api';
 
 export type Push = (channel: 'frame' | 'end' | 'mirror' | 'focus', ...args: unknown[]) => void;
@@ -14,7 +15,14 @@ export function dispatcher(bridge: InstanceClient, push: Push, notify: (notice: 
     async call(channel, args) {
       switch (channel) {
         case 'request':
-          return bridge.request(args[0] as string, args[1]);
+          if (args[2] !== true) return bridge.request(args[0] as string, args[1]);
+          // Settled: serve's refusal as data, since an Error loses its code crossing IPC.
+          try {
+            return { result: await bridge.request(args[0] as string, args[1]) };
+          } catch (error) {
+            if (error instanceof RpcError) return { error: { code: error.code, message: error.message, reason: error.reason ?? null } };
+            throw error;
+          }
         case 'subscribe':
           return bridge.subscribe(
             args[0] as never,

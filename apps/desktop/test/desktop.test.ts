@@ -286,4 +286,45 @@ describe('the renderer against a real instance', () => {
       expect(text).not.toMatch(UNSAFE);
     }
   });
+  test('closing a pane: × closes an idle shell at once; a waiting agent asks first (Cancel keeps it, Close ends it); Ctrl+Shift+W closes the focused pane', async () => {
+    const SH = 'PS1="ready$ " exec bash --norc --noprofile -i';
+    const up = await home.rpc('workspace.up', { name: 'closing', layout: 'even_h', panes: [pane('idle-sh', SH), pane('asker', 'claude --work-ms 1500'), pane('keys-sh', SH)] });
+    const [sh, asker, keys] = up.surfaces.map((s) => s.surface_id);
+    const listed = async () => (await home.rpc('surface.list', { workspace_id: up.workspace.id })).surfaces.map((s) => s.surface_id);
+    await page.locator('.tab', { hasText: 'closing' }).click();
+    for (const id of [sh, keys]) await until(async () => (await paneText(id)).includes('ready$'), 'the shell’s prompt');
+    await until(async () => (await rowMark(asker)) === 'none', 'the agent row, declared idle');
+    const dialog = page.locator('.confirm');
+
+    // Nothing runs in the shell: gone on the click, no question.
+    await page.locator(`.pane[data-surface="${sh}"] header .close-button`).click();
+    await until(async () => !(await listed()).includes(sh), 'the idle shell closed');
+    expect(await dialog.count()).toBe(0);
+    await until(async () => (await page.locator(`.pane[data-surface="${sh}"]`).count()) === 0, 'its pane gone from the page');
+
+    // An agent waiting on you: asked first, with serve's reason; Cancel (and Escape) keep it.
+    expect(home.run(['send', 'asker', 'please ask permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(asker)) === 'need_you', 'Need you');
+    const closeAsker = page.locator(`.pane[data-surface="${asker}"] header .close-button`);
+    await closeAsker.click();
+    await dialog.waitFor({ timeout: 5000 });
+    expect(await dialog.locator('.message').textContent()).toContain(`surface ${asker} (asker): its agent is waiting_for_input`);
+    await shot('close-confirm');
+    await dialog.locator('.cancel').click();
+    expect(await dialog.count()).toBe(0);
+    await closeAsker.click();
+    await dialog.waitFor({ timeout: 5000 });
+    await page.keyboard.press('Escape');
+    expect(await dialog.count()).toBe(0);
+    expect(await listed()).toContain(asker);
+    // Close ends it.
+    await closeAsker.click();
+    await dialog.locator('.confirm-close').click();
+    await until(async () => !(await listed()).includes(asker), 'the agent pane closed on Close');
+
+    // The shortcut closes the pane the keyboard is in.
+    await page.locator(`.pane[data-surface="${keys}"] .term-host`).click();
+    await page.keyboard.press('Control+Shift+W');
+    await until(async () => !(await listed()).includes(keys), 'the focused shell closed by Ctrl+Shift+W');
+  });
 });

@@ -47,7 +47,7 @@ describe('the preload', () => {
     expect(electron.contextBridge.exposeInMainWorld).toHaveBeenCalledTimes(1);
     const [name, api] = electron.contextBridge.exposeInMainWorld.mock.calls[0] as unknown as [string, Record<string, (...args: unknown[]) => unknown>];
     expect(name).toBe('paneflow');
-    expect(Object.keys(api).sort()).toEqual(['attach', 'input', 'notify', 'onFocusSurface', 'request', 'resize', 'subscribe']);
+    expect(Object.keys(api).sort()).toEqual(['attach', 'input', 'notify', 'onFocusSurface', 'request', 'resize', 'settle', 'subscribe']);
     expect(await api.request('fleet.list', {})).toBe('answer');
     expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('paneflow:request', 'fleet.list', {});
     await api.input('s-1', 'ls\r');

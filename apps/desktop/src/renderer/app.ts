@@ -4,6 +4,7 @@
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
 import type { EventFrame, EventFrameOf } from '@paneflow/protocol/events';
 import type { LayoutNode } from '@paneflow/protocol/layout';
+import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
@@ -32,6 +33,8 @@ export class App {
   private readonly tabs = el('nav', 'workspaces');
   private readonly agents = el('section', 'agents');
   private readonly main = el('main', 'panes');
+  /** What closing left behind (worktrees kept), shown for a while. */
+  private readonly notices = el('div', 'notices');
 
   private get workspaces(): Workspace[] {
     return this.picture.workspaces;
@@ -52,7 +55,7 @@ export class App {
     const workspacesTitle = el('h2', undefined, 'Workspaces');
     const agentsTitle = el('h2', undefined, 'Agents');
     this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents);
-    root.append(this.sidebar, this.main);
+    root.append(this.sidebar, this.main, this.notices);
     api.onFocusSurface((id) => void this.focusSurface(id));
   }
 
@@ -250,7 +253,10 @@ export class App {
     const resume = el('button', 'resume');
     resume.hidden = true;
     resume.onclick = () => void this.restart(surface.surface_id, resume.dataset.action === 'fresh');
-    header.append(title, declared, resume, find, split);
+    const close = el('button', 'close-button', '×');
+    close.title = 'Close this pane (Ctrl+Shift+W)';
+    close.onclick = () => void this.close(surface.surface_id);
+    header.append(title, declared, resume, find, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
@@ -264,6 +270,10 @@ export class App {
         event.preventDefault();
         find.hidden = false;
         find.focus();
+      }
+      if (event.ctrlKey && event.shiftKey && event.key.toLowerCase() === 'w') {
+        event.preventDefault();
+        void this.close(surface.surface_id);
       }
     });
     element.append(header, terminal.element);
@@ -334,6 +344,60 @@ export class App {
       if (button) button.disabled = false;
     }
     await this.focusSurface(surfaceId);
+  }
+
+  /**
+   * Closes a pane by REFERENCE §1.4's policy: at once when nothing runs in it; when serve says it
+   * needs confirmation (an agent in its turn, a shell running a program) only after you confirm.
+   */
+  async close(surfaceId: number): Promise<void> {
+    const first = await this.api.settle('surface.close', { surface_id: surfaceId, unless_busy: true });
+    let outcome = first;
+    if ('error' in first) {
+      if (first.error.reason !== 'close_needs_confirmation') return this.notice(`Not closed: ${first.error.message}`);
+      if (!(await this.confirm(first.error.message))) return;
+      outcome = await this.api.settle('surface.close', { surface_id: surfaceId });
+      if ('error' in outcome) return this.notice(`Not closed: ${outcome.error.message}`);
+    }
+    const { worktrees } = (outcome as { result: { worktrees: WorktreeTeardown[] } }).result;
+    for (const kept of worktrees.filter((w) => !w.removed)) this.notice(`Worktree kept: ${kept.path}${kept.reason ? ` (${kept.reason})` : ''}`);
+  }
+
+  /** An in-page question with Close and Cancel; Escape cancels. Resolves true on Close. */
+  private confirm(message: string): Promise<boolean> {
+    document.querySelector('.confirm')?.remove();
+    const focused = document.activeElement as HTMLElement | null;
+    const dialog = el('div', 'confirm');
+    dialog.setAttribute('role', 'alertdialog');
+    const text = el('p', 'message', displayText(message));
+    const cancel = el('button', 'cancel', 'Cancel');
+    const close = el('button', 'confirm-close', 'Close');
+    const buttons = el('div', 'buttons');
+    buttons.append(cancel, close);
+    dialog.append(text, buttons);
+    document.body.append(dialog);
+    close.focus();
+    return new Promise((resolve) => {
+      const answer = (yes: boolean) => {
+        dialog.remove();
+        if (!yes && focused?.isConnected) focused.focus();
+        resolve(yes);
+      };
+      close.onclick = () => answer(true);
+      cancel.onclick = () => answer(false);
+      dialog.addEventListener('keydown', (event) => {
+        if (event.key !== 'Escape') return;
+        event.preventDefault();
+        answer(false);
+      });
+    });
+  }
+
+  /** A short notice at the bottom right, gone after a while. */
+  private notice(message: string): void {
+    const item = el('div', 'notice', displayText(message));
+    this.notices.append(item);
+    setTimeout(() => item.remove(), 8000);
   }
 
   /** For tests: what is selected in a pane's terminal. */

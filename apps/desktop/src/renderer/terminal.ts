@@ -95,7 +95,7 @@ export class PaneTerminal {
     });
   }
 
-  /** Ctrl+Shift+C copies the selection, Ctrl+Shift+V pastes (bracketed when the program asked). */
+  /** Ctrl+Shift+C copies the selection, Ctrl+Shift+V pastes (bracketed when the program asked); Ctrl+Shift+W is the page's. */
   private clipboardKey(event: KeyboardEvent): boolean {
     if (event.type !== 'keydown' || !event.ctrlKey || !event.shiftKey) return true;
     const key = event.key.toLowerCase();
@@ -108,7 +108,8 @@ export class PaneTerminal {
       void navigator.clipboard?.readText().then((text) => this.term.paste(text));
       return false;
     }
-    return true;
+    // Ctrl+Shift+W closes the pane (app.ts): not a key for the program.
+    return key !== 'w';
   }
 
   private refit(): void {
