@@ -114,12 +114,15 @@ export function copyPane(grid: Grid, buffer: PaneBuffer, rect: Rect, options: Co
 /**
  * Where the pane's cursor is in grid coordinates, or null when it is outside the rectangle (the
  * buffer scrolled back, or the rectangle is smaller than the pane's terminal). A cursor waiting to
- * wrap past the last column is shown on the last column.
+ * wrap (on or past the edge) is shown on the last column.
  */
 export function paneCursor(buffer: PaneBuffer, rect: Rect, options: CopyPaneOptions = {}): { x: number; y: number } | null {
   const top = options.top ?? buffer.viewportY;
   const row = buffer.baseY + buffer.cursorY - top;
-  const column = buffer.cursorX === rect.width ? rect.width - 1 : buffer.cursorX;
+  // xterm can leave the cursor past the edge, not only on it: a combining mark written while the
+  // cursor waits to wrap after emoji at the last columns (Unicode 6 widths) makes cursorX cols + 1.
+  const cols = buffer.getLine(buffer.baseY + buffer.cursorY)?.length ?? rect.width;
+  const column = Math.min(buffer.cursorX, cols - 1);
   if (row < 0 || row >= rect.height || column < 0 || column >= rect.width) return null;
   return { x: rect.x + column, y: rect.y + row };
 }

@@ -75,3 +75,12 @@ test('the cursor maps into the rectangle; waiting to wrap it sits on the last co
   expect(paneCursor(pane.buffer.active, { x: 10, y: 5, width: 3, height: 3 })).toBeNull();
   pane.dispose();
 });
+
+test('a cursor xterm leaves past the edge (emoji and combining marks at the last columns) sits on the last column', async () => {
+  const pane = terminal(80, 3);
+  // fast-check's counterexample: the last combining mark moves xterm's cursor to cols + 1.
+  await write(pane, `${ESC}[1;78H\u0301😀🎉${ESC}[40m\u0301`);
+  expect(pane.buffer.active.cursorX).toBeGreaterThan(80);
+  expect(paneCursor(pane.buffer.active, { x: 0, y: 0, width: 80, height: 3 })).toEqual({ x: 79, y: 0 });
+  pane.dispose();
+});
