@@ -1,6 +1,6 @@
 import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openDesktop, type Harness } from './harness';
@@ -54,6 +54,36 @@ describe('the renderer against a real instance', () => {
     // The host has it too: the keys went to the real PTY.
     expect((await home.rpc('surface.read', { surface_id: shell, fenced: false })).text).toMatch(/^typed-42$/m);
     await shot('shell');
+  });
+
+  test('the mirror swallows the queries it sees: a program gets one answer to each, the host’s', async () => {
+    const script = join(home.dir, 'queries.mjs');
+    writeFileSync(
+      script,
+      [
+        'process.stdin.setRawMode(true);',
+        "let got = '';",
+        "process.stdin.on('data', (d) => {",
+        '  got += d.toString();',
+        "  process.stdout.write('got ' + got.replace(/\\x1b/g, 'ESC') + '\\r\\n');",
+        "  if (got.includes('z')) process.exit(0);",
+        '});',
+        // Device attributes and a cursor report: the host's terminal answers both.
+        "process.stdout.write('\\x1b[c\\x1b[6nqueries-sent\\r\\n');",
+      ].join('\n'),
+    );
+    await page.keyboard.type(`'${process.execPath}' '${script}'`);
+    await page.keyboard.press('Enter');
+    // Once the mirror shows the line after the queries, it has parsed them; an answer of its own
+    // would already be on its way, ahead of the key typed next on the same path.
+    await until(async () => (await paneText(shell)).includes('queries-sent'), 'the queries in the mirror');
+    await page.keyboard.type('z');
+    const text = await until(async () => {
+      const { text } = await home.rpc('surface.read', { surface_id: shell, fenced: false });
+      return /^got .*z$/m.test(text) ? text : null;
+    }, 'the program’s last read');
+    const answers = [...text.matchAll(/^got (.*)$/gm)].at(-1)![1];
+    expect(answers).toMatch(/^ESC\[\?[\d;]*cESC\[\d+;\d+Rz$/);
   });
 
   test('a program’s declared status shows in its pane header', async () => {
