@@ -5,6 +5,7 @@ import { RpcConnection } from '@paneflow/rpc';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,6 +21,29 @@ export function hostCli(env: NodeJS.ProcessEnv, ...args: string[]) {
 }
 
 /** Resolves once `test` holds, checked every 20 ms; a deadline that bounds a hang, never a speed. */
+/**
+ * Reads a raw socket that was left unread (a stalled follower or mirror) from where it stands: every
+ * pushed frame, in order, until `last` matches one; the answer to the request itself is skipped.
+ */
+export function readFramesUntil<F extends { type: string }>(socket: Socket, last: (frame: F) => boolean): { frames: F[]; done: Promise<void> } {
+  const frames: F[] = [];
+  const done = new Promise<void>((resolve) => {
+    let rest = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      for (const message of lines.map((line) => JSON.parse(line))) {
+        if (!('type' in message)) continue;
+        frames.push(message);
+        if (last(message)) resolve();
+      }
+    });
+  });
+  socket.resume();
+  return { frames, done };
+}
+
 export async function waitUntil(test: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {

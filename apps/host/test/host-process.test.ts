@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES } from '../src/follower';
-import { HOST_BIN, hostCli, makeHostHome, processesOfHome, running, startHost, waitUntil, type TestHost } from './helpers';
+import { HOST_BIN, hostCli, makeHostHome, processesOfHome, readFramesUntil, running, startHost, waitUntil, type TestHost } from './helpers';
 
 let host: TestHost | null = null;
 afterEach(async () => {
@@ -254,22 +254,8 @@ describe('faults', () => {
     expect(pictureOf(client.frames, session)).toEqual(state.records);
 
     // So does the stalled one once it reads: what it was sent and what it was left are absolute.
-    const frames: HostFrame[] = [];
-    const caughtUp = new Promise<void>((resolve) => {
-      let rest = '';
-      stalled.setEncoding('utf8');
-      stalled.on('data', (chunk: string) => {
-        const lines = (rest + chunk).split('\n');
-        rest = lines.pop()!;
-        for (const message of lines.map((line) => JSON.parse(line))) {
-          if (!('type' in message)) continue; // the answer to agent.follow
-          frames.push(message);
-          if (isMarker(message)) resolve();
-        }
-      });
-    });
-    stalled.resume();
-    await caughtUp;
+    const { frames, done } = readFramesUntil<HostFrame>(stalled, isMarker);
+    await done;
     expect(pictureOf(frames, session)).toEqual(state.records);
     stalled.destroy();
   }, 90_000);

@@ -2,7 +2,7 @@ import { readHostSecret } from '@paneflow/instance';
 import { type OutputFrame } from '@paneflow/protocol';
 import { Terminal } from '@xterm/headless';
 import { createConnection, type Socket } from 'node:net';
-import { startHost, type HostClient, type OutputStream, type TestHost } from './helpers';
+import { readFramesUntil, startHost, type HostClient, type OutputStream, type TestHost } from './helpers';
 
 let host: TestHost;
 let client: HostClient;
@@ -212,22 +212,8 @@ describe('a flood of 9 MiB, past the 8 MiB tail', () => {
   });
 
   test('output older than the 8 MiB tail is evicted: the mirror that fell behind gets output_evicted, a read or a stream from there -32021', async () => {
-    const frames: OutputFrame[] = [];
-    const evicted = new Promise<void>((resolve) => {
-      let rest = '';
-      stalled.setEncoding('utf8');
-      stalled.on('data', (chunk: string) => {
-        const lines = (rest + chunk).split('\n');
-        rest = lines.pop()!;
-        for (const message of lines.map((line) => JSON.parse(line))) {
-          if (!('type' in message)) continue; // the answer to session.output
-          frames.push(message);
-          if (message.type === 'output_evicted') resolve();
-        }
-      });
-    });
-    stalled.resume();
-    await evicted;
+    const { frames, done } = readFramesUntil<OutputFrame>(stalled, (frame) => frame.type === 'output_evicted');
+    await done;
     // Contiguous from where it asked to the offset it fell behind at, then only output_evicted.
     let next = start;
     for (const frame of frames.slice(0, -1)) {
