@@ -77,6 +77,11 @@ export async function connect(path) {
       } else for (const listener of frameListeners) listener(message);
     }
   });
+  // A connection the other side closes fails what still waits on it, rather than leaving it hanging.
+  socket.on('close', () => {
+    for (const { reject } of pending.values()) reject(new Error(`${path}: connection closed`));
+    pending.clear();
+  });
   return {
     request(method, params = {}) {
       const id = nextId++;
@@ -128,4 +133,20 @@ export function againstNode(command, args, { env, input, pairs = 15, silent = fa
     ratios.push(own / node);
   }
   return { ms: median(times), nodeMs: median(nodeTimes), ratio: median(ratios) };
+}
+
+/** A process's resident memory in MiB (0 once it is gone). */
+export function rssMiB(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (user + system) a process has used, in seconds (clock ticks of 1/100 s). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -1,4 +1,5 @@
 import type { Connection } from '@paneflow/rpc';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /** The raw output kept per session for mirrors that follow it (REFERENCE.md §1.2: output tail). */
 export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
@@ -8,34 +9,83 @@ export const OUTPUT_CHUNK_BYTES = 64 * 1024;
 const STREAM_HIGH_WATER = 256 * 1024;
 const KEEPALIVE_MS = 2000;
 
+/** The newest output bytes, kept as they came; older ones are deflated in segments. */
+const RAW_BYTES = 256 * 1024;
+/** Bytes per deflated segment. */
+const SEGMENT_BYTES = 256 * 1024;
+
+interface Segment {
+  start: number;
+  length: number;
+  deflated: Buffer;
+}
+
 /**
- * A session's output bytes by absolute offset: the last 8 MiB, in the chunks the PTY gave. A
- * reader asks from an offset and gets what follows, or learns the bytes are gone.
+ * A session's output bytes by absolute offset: the last 8 MiB. The newest 256 KiB (what a mirror
+ * that keeps up reads) stay in the chunks the PTY gave; older bytes are deflated in segments of
+ * 256 KiB, inflated when a mirror that lags reads them (the last one read is kept inflated), so
+ * a busy pane's tail costs a fraction of 8 MiB. A reader asks from an offset and gets what
+ * follows, or learns the bytes are gone.
  */
 export class OutputTail {
+  private segments: Segment[] = [];
   private chunks: Buffer[] = [];
-  private bytes = 0;
-  /** Offset of the first kept byte. */
-  private start = 0;
+  private rawBytes = 0;
+  /** Offset of the first byte of `chunks`. */
+  private rawStart = 0;
+  private inflated: { start: number; data: Buffer } | null = null;
   /** Offset one past the last byte. */
   end = 0;
 
+  /** Offset of the first kept byte. */
+  private get start(): number {
+    return this.segments[0]?.start ?? this.rawStart;
+  }
+
   append(data: Buffer): void {
     this.chunks.push(data);
-    this.bytes += data.length;
+    this.rawBytes += data.length;
     this.end += data.length;
-    while (this.bytes > OUTPUT_TAIL_BYTES && this.chunks.length > 1) {
-      const dropped = this.chunks.shift()!;
-      this.bytes -= dropped.length;
-      this.start += dropped.length;
+    if (this.rawBytes >= RAW_BYTES + SEGMENT_BYTES) this.deflateOldest();
+    while (this.segments.length > 0 && this.end - this.segments[0].start > OUTPUT_TAIL_BYTES) {
+      if (this.inflated?.start === this.segments[0].start) this.inflated = null;
+      this.segments.shift();
     }
   }
 
-  /** Up to `max` bytes from `offset`; empty at the end; null when they have been evicted. */
+  private deflateOldest() {
+    const taken: Buffer[] = [];
+    let length = 0;
+    while (length < SEGMENT_BYTES) {
+      const chunk = this.chunks.shift()!;
+      taken.push(chunk);
+      length += chunk.length;
+    }
+    const deflated = deflateRawSync(Buffer.concat(taken, length), { level: 1 });
+    // Kept in a buffer of its own size: zlib's result may sit in a larger one.
+    const exact = Buffer.allocUnsafeSlow(deflated.length);
+    deflated.copy(exact);
+    this.segments.push({ start: this.rawStart, length, deflated: exact });
+    this.rawStart += length;
+    this.rawBytes -= length;
+  }
+
+  /**
+   * Up to `max` bytes from `offset` (never past the end of a deflated segment); empty at the end;
+   * null when they have been evicted.
+   */
   read(offset: number, max = OUTPUT_CHUNK_BYTES): Buffer | null {
     if (offset < this.start) return null;
     if (offset >= this.end) return Buffer.alloc(0);
-    let at = this.start;
+    if (offset < this.rawStart) {
+      let index = this.segments.length - 1;
+      while (this.segments[index].start > offset) index--;
+      const segment = this.segments[index];
+      if (this.inflated?.start !== segment.start) this.inflated = { start: segment.start, data: inflateRawSync(segment.deflated) };
+      const from = offset - segment.start;
+      return this.inflated.data.subarray(from, Math.min(segment.length, from + max));
+    }
+    let at = this.rawStart;
     const parts: Buffer[] = [];
     let taken = 0;
     for (const chunk of this.chunks) {

@@ -4,12 +4,13 @@ import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Man
 import * as pty from 'node-pty';
 import { ForegroundWatch } from './foreground';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
+import { collectSoon } from './memory';
 import { OutputTail, type ResizeMark } from './output';
 import { SessionResume } from './resume';
 import { CanonicalTerminal } from './terminal';
 
 /** Host constants (REFERENCE.md §1.2). */
-export const DEFAULT_SCROLLBACK = 10_000;
+export const DEFAULT_SCROLLBACK = 100_000;
 const INBOX_HIGH_WATER = 2 * 1024 * 1024;
 const INBOX_LOW_WATER = 256 * 1024;
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
@@ -315,6 +316,7 @@ export class Session {
     this.terminal.dispose();
     for (const watcher of [...this.outputWatchers]) watcher();
     this.outputWatchers.clear();
+    collectSoon();
   }
 
   private requireLive() {

@@ -1,21 +1,19 @@
 import type { Terminal } from '@xterm/headless';
 
 /**
- * The terminal's kept text as logical lines: scrollback then screen, a soft-wrapped row joined to
- * the row it continues, and no trailing blank rows.
+ * The terminal's rows from `first` (scrollback then screen) to the last non-blank one, each with
+ * whether it continues the row above (a soft wrap); `joinRows` makes them logical lines.
  */
-export function logicalLines(term: Terminal): string[] {
+export function rowsOf(term: Terminal, first = 0): Array<{ text: string; wrapped: boolean }> {
   const buffer = term.buffer.active;
   const lastRow = lastNonBlankRow(term);
-  const lines: string[] = [];
-  for (let row = 0; row <= lastRow; row++) {
+  const rows: Array<{ text: string; wrapped: boolean }> = [];
+  for (let row = first; row <= lastRow; row++) {
     const line = buffer.getLine(row);
     if (!line) break;
-    const text = line.translateToString(true);
-    if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
-    else lines.push(text);
+    rows.push({ text: line.translateToString(true), wrapped: line.isWrapped });
   }
-  return lines;
+  return rows;
 }
 
 function lastNonBlankRow(term: Terminal): number {

@@ -1,9 +1,27 @@
 import { replyFor, Scanner, Store, type Parsed, type StatusRecord } from '@paneflow/osc7501';
 import { ErrorCode, READ_LINES_DEFAULT, READ_LINES_MAX, RpcError, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, type Manifest, type WireRecord } from '@paneflow/protocol';
+import { joinRows, keepRow, rowToSgr, type KeptRow } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { Terminal } from '@xterm/headless';
-import { logicalLines, tailText } from './terminal-text';
+import { Terminal, type IMarker } from '@xterm/headless';
+import { ScrollbackStore } from './scrollback';
+import { rowsOf, tailText } from './terminal-text';
+
+/**
+ * Rows of scrollback the headless terminal itself keeps when a session keeps more: the rest goes
+ * to the session's `ScrollbackStore`, compactly. Rows are moved there once more than
+ * `ARCHIVE_AT` wait in the terminal's scrollback, down to `TAIL_KEPT` (the recent rows a resize
+ * still reflows); output is parsed in pieces that add at most `PIECE_ROWS` rows each, so no row
+ * leaves the terminal before it has been moved (200 + 256 < 500).
+ */
+const TERMINAL_SCROLLBACK = 500;
+const ARCHIVE_AT = 200;
+const TAIL_KEPT = 50;
+const PIECE_ROWS = 256;
+// eslint-disable-next-line no-control-regex -- what moves the cursor down a row
+const ROW_FEEDS = /[\n\v\f\u0084\u0085]|\x1bD|\x1bE/g;
+/** Compressed bytes of deep scrollback a session keeps; past it the oldest rows go (REFERENCE.md: max scrollback). */
+export const SCROLLBACK_STORE_BYTES = 8 * 1024 * 1024;
 
 /** What the canonical terminal tells its session. */
 export interface TerminalEvents {
@@ -51,6 +69,14 @@ export class CanonicalTerminal {
   private readonly serializer = new SerializeAddon();
   private readonly scanner = new Scanner();
   private readonly store = new Store();
+  /** The deep scrollback, when the session keeps more rows than the terminal does. */
+  private readonly deep: ScrollbackStore | null;
+  /**
+   * The first row of the terminal not moved to `deep` yet (from row 0 while null). A marker, so
+   * that xterm keeps it on its row as the oldest rows are trimmed and as a resize reflows them; if
+   * its row is trimmed, everything above went with it, and the terminal holds no moved row.
+   */
+  private boundary: IMarker | null = null;
   /** Output bytes the terminal has parsed: what a checkpoint stands for. */
   private parsedOffset = 0;
 
@@ -60,7 +86,8 @@ export class CanonicalTerminal {
     scrollback: number,
     private readonly events: TerminalEvents,
   ) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.deep = scrollback > TERMINAL_SCROLLBACK ? new ScrollbackStore(scrollback, SCROLLBACK_STORE_BYTES) : null;
+    this.term = new Terminal({ cols, rows, scrollback: Math.min(scrollback, TERMINAL_SCROLLBACK), allowProposedApi: true });
     this.term.loadAddon(this.serializer);
     useModernWidths(this.term);
     this.term.parser.registerOscHandler(133, (data) => {
@@ -70,7 +97,13 @@ export class CanonicalTerminal {
     });
     this.term.parser.registerEscHandler({ final: 'c' }, () => {
       this.changed(this.store.reset().length > 0);
+      this.forgetScrollback();
       return false; // xterm still performs the reset
+    });
+    // ED 3 erases the scrollback: the deep rows go with the terminal's own.
+    this.term.parser.registerCsiHandler({ final: 'J' }, (params) => {
+      if (params[0] === 3 && this.shownDeep) this.forgetScrollback();
+      return false;
     });
     this.term.onTitleChange((title) => events.title(title));
     this.term.onData((data) => events.reply(data));
@@ -80,13 +113,73 @@ export class CanonicalTerminal {
   /** Parses a piece of output; `events.parsed` says when all of it has been. */
   write(data: string, bytes: number): void {
     for (const piece of this.scanner.split(data)) {
-      if (typeof piece === 'string') this.term.write(piece);
-      else this.term.write('', () => this.apply(piece));
+      if (typeof piece !== 'string') this.term.write('', () => this.apply(piece));
+      else if (!this.deep) this.term.write(piece);
+      else this.writeBounded(piece);
     }
     this.term.write('', () => {
       this.parsedOffset += bytes;
       this.events.parsed(bytes);
     });
+  }
+
+  /**
+   * Writes text in pieces that add at most `PIECE_ROWS` rows each (halved until they do), moving
+   * rows to the deep store after each. A row is added by a line feed (VT, FF, IND and NEL too) or
+   * by a wrap, at most every cols / 2 characters; REP can add more, and a row that leaves the
+   * terminal unmoved is then missing from the store, never repeated.
+   */
+  private writeBounded(text: string): void {
+    ROW_FEEDS.lastIndex = 0;
+    let rows = Math.ceil((2 * text.length) / this.term.cols) + 1;
+    while (rows <= PIECE_ROWS && ROW_FEEDS.exec(text)) rows++;
+    if (rows <= PIECE_ROWS || text.length < 2) {
+      this.term.write(text, () => this.archive(ARCHIVE_AT));
+      return;
+    }
+    const half = text.length >> 1;
+    this.writeBounded(text.slice(0, half));
+    this.writeBounded(text.slice(half));
+  }
+
+  /** Moves the terminal's oldest scrollback rows to the deep store while more than `over` wait there. */
+  private archive(over: number) {
+    const deep = this.shownDeep;
+    const buffer = this.term.buffer.normal;
+    if (!deep) return;
+    const first = this.firstUnarchived();
+    if (buffer.baseY - first <= over) return;
+    const last = buffer.baseY - Math.min(over, TAIL_KEPT);
+    const cell = buffer.getNullCell();
+    const rows: KeptRow[] = [];
+    for (let row = first; row < last; row++) rows.push(keepRow(buffer.getLine(row)!, cell));
+    deep.append(rows);
+    this.boundary?.dispose();
+    this.boundary = this.term.registerMarker(last - buffer.baseY - buffer.cursorY) ?? null;
+  }
+
+  /**
+   * The deep store while the normal screen is shown: it gains no scrollback while the alternate
+   * one is, and what is read then is the alternate screen alone, as before the store.
+   */
+  private get shownDeep(): ScrollbackStore | null {
+    return this.term.buffer.active.type === 'normal' ? this.deep : null;
+  }
+
+  private forgetScrollback() {
+    this.deep?.clear();
+    this.boundary?.dispose();
+    this.boundary = null;
+  }
+
+  /** The shown screen's rows not in the deep store, to the last non-blank one. */
+  private terminalRows(): Array<{ text: string; wrapped: boolean }> {
+    return rowsOf(this.term, this.shownDeep ? this.firstUnarchived() : 0);
+  }
+
+  /** The first row of the normal buffer not moved to the deep store. */
+  private firstUnarchived(): number {
+    return this.boundary && !this.boundary.isDisposed ? this.boundary.line : 0;
   }
 
   private apply(item: Parsed) {
@@ -117,8 +210,34 @@ export class CanonicalTerminal {
     return { bracketedPaste: modes.bracketedPasteMode, applicationCursorKeys: modes.applicationCursorKeysMode };
   }
 
+  /**
+   * Rows already in the deep store keep the width they were printed at; the terminal reflows
+   * its own. Everything in its scrollback is moved first, so no row can be pushed out unmoved;
+   * then the border is found again by the cursor, which xterm keeps on its line: as many logical
+   * lines above it as there were between the screen's top and the cursor (xterm does not keep a
+   * marker on its row when a reflow also trims). A logical line that crosses the border (the
+   * screen's first row continuing a row above it) comes out repeated in part.
+   */
   resize(cols: number, rows: number): void {
+    if (!this.shownDeep) {
+      this.term.resize(cols, rows);
+      return;
+    }
+    this.archive(0);
+    const buffer = this.term.buffer.normal;
+    const top = this.firstUnarchived();
+    let lines = 0;
+    for (let row = top + 1; row <= buffer.baseY + buffer.cursorY; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     this.term.resize(cols, rows);
+    if (!this.boundary) return;
+    const lineStart = (row: number) => {
+      while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
+      return row;
+    };
+    let row = lineStart(buffer.baseY + buffer.cursorY);
+    for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
+    this.boundary.dispose();
+    this.boundary = this.term.registerMarker(row - buffer.baseY - buffer.cursorY) ?? null;
   }
 
   /** The output offset the terminal has parsed up to. */
@@ -147,21 +266,54 @@ export class CanonicalTerminal {
    */
   checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
     return new Promise((resolve) =>
-      this.term.write('', () => resolve({ checkpoint: this.serializer.serialize({ scrollback }), output_offset: this.parsedOffset, ...this.size })),
+      this.term.write('', () => resolve({ checkpoint: this.serializeWithDeep(scrollback), output_offset: this.parsedOffset, ...this.size })),
     );
+  }
+
+  /** The deep rows asked for, redrawn with their colours, then the terminal's own serialization. */
+  private serializeWithDeep(scrollback: number): string {
+    const buffer = this.term.buffer.normal;
+    const inTerminal = Math.min(scrollback, Math.max(0, buffer.baseY - this.firstUnarchived()));
+    const deepRows: KeptRow[] = this.deep ? this.deep.lastRows(scrollback - inTerminal) : [];
+    let prefix = deepRows.map((row, i) => (i > 0 && !row.wrapped ? '\r\n' : '') + rowToSgr(row)).join('');
+    // The terminal's first row starts a line of its own unless it continues the last deep row.
+    if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) prefix += '\r\n';
+    return prefix + this.serializer.serialize({ scrollback: inTerminal });
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */
   async read(lines = READ_LINES_DEFAULT, offset = 0) {
     await this.settled();
-    const all = logicalLines(this.term);
+    const rows = this.terminalRows();
+    const inTerminal = joinRows(rows);
+    const deepLines = this.shownDeep?.lines ?? 0;
+    const continues = deepLines > 0 && rows[0]?.wrapped === true;
+    const total = deepLines + inTerminal.length - (continues ? 1 : 0);
     const count = Math.min(READ_LINES_MAX, Math.max(1, lines));
-    if (offset > 0 && offset >= all.length) {
-      throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is out of range: ${all.length} lines are kept`, { reason: 'offset_out_of_range', field: 'offset' });
+    if (offset > 0 && offset >= total) {
+      throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is out of range: ${total} lines are kept`, { reason: 'offset_out_of_range', field: 'offset' });
     }
-    const end = all.length - offset;
+    const end = total - offset;
     const start = Math.max(0, end - count);
-    return { text: all.slice(start, end).join('\n'), lines: end - start, total_lines: all.length, eof: offset === 0 };
+    // `tail` ends with the last line; only the deep blocks that hold lines from `start` on are read.
+    const tail = start >= deepLines ? inTerminal : joinRows(rows, this.deepTail(deepLines - start + 1));
+    const text = tail.slice(tail.length - (total - start), tail.length - offset).join('\n');
+    return { text, lines: end - start, total_lines: total, eof: offset === 0 };
+  }
+
+  /** Logical lines from the end of the deep store, at least `count` of them (fewer when it holds fewer), whole. */
+  private deepTail(count: number): string[] {
+    const { rows, complete } = this.deep!.tailTexts(count);
+    const lines = joinRows(rows);
+    // The first row read may continue a line begun in a block not read: that line is not whole.
+    if (!complete) lines.shift();
+    return lines;
+  }
+
+  /** Every kept line, oldest first: the deep store's, then the terminal's. */
+  private allLines(): string[] {
+    const deep = this.shownDeep ? joinRows(this.shownDeep.allTexts()) : [];
+    return joinRows(this.terminalRows(), deep);
   }
 
   /** Case-insensitive substring over every kept line; `line` is 1-based from the oldest. */
@@ -171,7 +323,7 @@ export class CanonicalTerminal {
     const needle = pattern.toLowerCase();
     const matches: Array<{ line: number; text: string }> = [];
     let truncated = false;
-    logicalLines(this.term).forEach((text, index) => {
+    this.allLines().forEach((text, index) => {
       if (!text.toLowerCase().includes(needle)) return;
       if (matches.length < limit) matches.push({ line: index + 1, text });
       else truncated = true;
@@ -181,7 +333,20 @@ export class CanonicalTerminal {
 
   /** The last screen text within `maxBytes`, kept when the process exits. */
   finalText(maxBytes: number): string {
-    return tailText(logicalLines(this.term), maxBytes);
+    const rows = this.terminalRows();
+    let lines = joinRows(rows);
+    let chars = lines.reduce((sum, line) => sum + line.length + 1, 0);
+    // Deep blocks only while the text is short of `maxBytes` (a character is at least a byte).
+    if (this.shownDeep && chars < maxBytes) {
+      const deep = this.shownDeep.textsFromEnd((block) => {
+        for (const row of block) chars += row.text.length + 1;
+        return chars >= maxBytes;
+      });
+      const deepLines = joinRows(deep.rows);
+      if (!deep.complete) deepLines.shift();
+      lines = joinRows(rows, deepLines);
+    }
+    return tailText(lines, maxBytes);
   }
 
   records(): WireRecord[] {

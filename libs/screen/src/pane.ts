@@ -47,17 +47,17 @@ export interface CopyPaneOptions {
   top?: number;
 }
 
-function fgOf(cell: PaneCell): Color {
+export function fgOf(cell: PaneCell): Color {
   if (cell.isFgDefault()) return DEFAULT_COLOR;
   return (cell.isFgRGB() ? COLOR_RGB : COLOR_PALETTE) | cell.getFgColor();
 }
 
-function bgOf(cell: PaneCell): Color {
+export function bgOf(cell: PaneCell): Color {
   if (cell.isBgDefault()) return DEFAULT_COLOR;
   return (cell.isBgRGB() ? COLOR_RGB : COLOR_PALETTE) | cell.getBgColor();
 }
 
-function attrsOfCell(cell: PaneCell): number {
+export function attrsOfCell(cell: PaneCell): number {
   return (
     (cell.isBold() ? Attr.bold : 0) |
     (cell.isDim() ? Attr.dim : 0) |

@@ -32,7 +32,7 @@ const MAX_REWRITTEN_GAP = 3;
 const MIN_ERASED_TAIL = 4;
 
 // [attribute bit, SGR that sets it, SGR that clears it]; bold and dim share 22.
-const ATTRIBUTE_CODES: ReadonlyArray<readonly [number, string, string]> = [
+export const ATTRIBUTE_CODES: ReadonlyArray<readonly [number, string, string]> = [
   [Attr.bold, '1', '22'],
   [Attr.dim, '2', '22'],
   [Attr.italic, '3', '23'],
@@ -44,7 +44,7 @@ const ATTRIBUTE_CODES: ReadonlyArray<readonly [number, string, string]> = [
 ];
 const BOLD_OR_DIM = Attr.bold | Attr.dim;
 
-function colorParams(color: Color, foreground: boolean): string {
+export function colorParams(color: Color, foreground: boolean): string {
   if (color === DEFAULT_COLOR) return foreground ? '39' : '49';
   const value = color & 0xffffff;
   if (color & COLOR_RGB) return `${foreground ? 38 : 48};2;${value >> 16};${(value >> 8) & 0xff};${value & 0xff}`;

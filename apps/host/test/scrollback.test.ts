@@ -1,0 +1,143 @@
+import { Terminal } from '@xterm/headless';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { startHost, type HostClient, type TestHost } from './helpers';
+
+let host: TestHost;
+let client: HostClient;
+beforeAll(async () => {
+  host = await startHost();
+  client = await host.connect();
+});
+afterAll(() => host.cleanup());
+
+// 120,000 lines, more than the 100,000 rows a session keeps: each in its own colour and weight,
+// with wide and combining characters, and every 1000th long enough to wrap over three rows.
+const LINES = 120_000;
+const line = (i: number) => {
+  const text = `deep-${i} 日本語 e\u0301 ${i % 1000 === 0 ? 'w'.repeat(180) : 'end'}`;
+  return { text, printed: `\x1b[${i % 2 ? 1 : 3};3${i % 7}m${text}\x1b[0m` };
+};
+const PRINTER = `
+  const line = ${line.toString()};
+  let out = '';
+  for (let i = 0; i < ${LINES}; i++) {
+    out += line(i).printed + '\\r\\n';
+    if (out.length > 60000) { process.stdout.write(out); out = ''; }
+  }
+  process.stdout.write(out + 'printed-all\\r\\n');
+  setInterval(() => {}, 1000);`;
+
+/** A terminal as a mirror builds it (Unicode 11 widths, as the host's and the faces'). */
+function mirror(cols: number, rows: number) {
+  const term = new Terminal({ cols, rows, scrollback: 10_000, allowProposedApi: true });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  return term;
+}
+
+/** The weight and palette colour of the cells of the first row of `term` that holds `text`. */
+function styleOf(term: Terminal, text: string) {
+  for (let y = 0; y < term.buffer.active.length; y++) {
+    const row = term.buffer.active.getLine(y)!;
+    const x = row.translateToString(true).indexOf(text);
+    if (x < 0) continue;
+    const cell = row.getCell(x)!;
+    return { bold: cell.isBold() !== 0, italic: cell.isItalic() !== 0, fg: cell.isFgPalette() ? cell.getFgColor() : null };
+  }
+  return null;
+}
+
+function logicalLines(term: Terminal): string[] {
+  const lines: string[] = [];
+  for (let y = 0; y < term.buffer.active.length; y++) {
+    const row = term.buffer.active.getLine(y)!;
+    if (row.isWrapped && lines.length > 0) lines[lines.length - 1] += row.translateToString(true);
+    else lines.push(row.translateToString(true));
+  }
+  return lines;
+}
+
+describe('deep scrollback, kept compactly past the terminal', () => {
+  let session: string;
+  beforeAll(async () => {
+    ({ session } = await client.create({ argv: [process.execPath, '-e', PRINTER], cols: 80, rows: 24, scrollback: 100_000 }));
+    await client.screenMatching(session, /^printed-all$/m, 60_000);
+  });
+
+  test('read gives the lines deep in the store exactly as the program printed them, the oldest dropped past the limit', async () => {
+    const { total_lines } = await client.request('session.read', { session, lines: 1 });
+    // 100,000 rows or a little more (whole blocks go), fewer lines since long lines took three rows.
+    expect(total_lines).toBeGreaterThanOrEqual(100_000 - 200);
+    expect(total_lines).toBeLessThan(LINES);
+    const firstKept = LINES + 1 - total_lines; // the line index of the oldest kept line ('printed-all' is the last)
+    const read = await client.request('session.read', { session, lines: 4000, offset: total_lines - 4000 });
+    expect(read.text.split('\n')).toEqual(Array.from({ length: 4000 }, (_, k) => line(firstKept + k).text));
+    const deep = await client.request('session.read', { session, lines: 3, offset: 50_001 });
+    const last = LINES - 1 - 50_000;
+    expect(deep.text.split('\n')).toEqual([line(last - 2).text, line(last - 1).text, line(last).text]);
+    // A long line deep in the store is one line, its three rows joined.
+    const wrapped = await client.request('session.read', { session, lines: 1, offset: LINES - 30_000 });
+    expect(wrapped.text).toBe(line(30_000).text);
+    const tail = await client.request('session.read', { session, lines: 2 });
+    expect(tail.text).toBe(`${line(LINES - 1).text}\nprinted-all`);
+  });
+
+  test('search finds lines deep in the store, with their text and their place', async () => {
+    const { total_lines } = await client.request('session.read', { session, lines: 1 });
+    const firstKept = LINES + 1 - total_lines;
+    const found = await client.request('session.search', { session, pattern: 'DEEP-30000 ' });
+    expect(found).toEqual({ matches: [{ line: 30_000 - firstKept + 1, text: line(30_000).text }], truncated: false });
+    expect((await client.request('session.search', { session, pattern: 'deep-5 ' })).matches).toEqual([]); // dropped
+  });
+
+  test('a mirror attached twice rebuilds the deep rows it asks for, colours kept, the same each time', async () => {
+    const first = await client.request('session.attach', { session, scrollback: 10_000 });
+    const again = await client.request('session.attach', { session, scrollback: 10_000 });
+    expect(again.checkpoint).toBe(first.checkpoint);
+    const term = mirror(first.cols, first.rows);
+    await new Promise<void>((resolve) => term.write(first.checkpoint, resolve));
+    const lines = logicalLines(term);
+    const printed = lines.indexOf('printed-all');
+    // 10,000 rows of scrollback and the screen: the last lines, ending where the program ended.
+    expect(lines.slice(printed - 5000, printed)).toEqual(Array.from({ length: 5000 }, (_, k) => line(LINES - 5000 + k).text));
+    for (const i of [LINES - 9000, LINES - 5001, LINES - 2000, LINES - 1]) {
+      expect(styleOf(term, `deep-${i} `)).toEqual({ bold: i % 2 === 1, italic: i % 2 === 0, fg: i % 7 });
+    }
+    term.dispose();
+  });
+
+  test('the text kept at exit fills its 512 KiB from the deep store, ending with the last line', async () => {
+    const { session: exiting } = await client.create({ argv: [process.execPath, '-e', PRINTER.replace('setInterval(() => {}, 1000);', '')], scrollback: 100_000 });
+    await client.frame((f) => f.type === 'lifecycle' && f.session === exiting && f.lifecycle === 'exited', 60_000);
+    const finalOutput = (await client.request('session.inspect', { session: exiting })).final_output!;
+    expect(Buffer.byteLength(finalOutput)).toBeLessThanOrEqual(512 * 1024);
+    expect(Buffer.byteLength(finalOutput)).toBeGreaterThan(500 * 1024);
+    const lines = finalOutput.split('\n');
+    expect(lines.at(-1)).toBe('printed-all');
+    expect(lines.slice(1, -1)).toEqual(Array.from({ length: lines.length - 2 }, (_, k) => line(LINES - lines.length + 2 + k).text));
+  });
+
+  test('a resize keeps every line once: stored rows as printed, the terminal’s own reflowed', async () => {
+    const SHORT = 3000; // lines
+    const program = `for (let i = 0; i < ${SHORT}; i++) process.stdout.write(('line-' + i + ' ').padEnd(50, '.') + '\\r\\n'); process.stdout.write('x'.repeat(100) + '\\r\\nprinted-all\\r\\n'); setInterval(() => {}, 1000);`;
+    const { session: resized } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(resized, /^printed-all$/m, 60_000);
+    // 50 columns: two rows each at 30 columns, so the narrowing reflow doubles the terminal's rows.
+    const expected = [...Array.from({ length: SHORT }, (_, i) => `line-${i} `.padEnd(50, '.')), 'x'.repeat(100), 'printed-all'];
+    const before = await client.request('session.read', { session: resized, lines: 4000 });
+    expect(before.text.split('\n')).toEqual(expected);
+    await client.request('session.resize', { session: resized, cols: 30, rows: 10 });
+    const narrow = await client.request('session.read', { session: resized, lines: 4000 });
+    expect(narrow.text.split('\n')).toEqual(expected);
+    await client.request('session.resize', { session: resized, cols: 120, rows: 30 });
+    expect((await client.request('session.read', { session: resized, lines: 4000 })).text.split('\n')).toEqual(expected);
+  });
+
+  test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
+    const { session: cleared } = await client.create({ argv: [process.execPath, '-e', `${PRINTER.replace("'printed-all", "'\\x1b[3J\\x1b[H\\x1b[2Jprinted-all")}`], scrollback: 100_000 });
+    await client.screenMatching(cleared, /^printed-all$/m, 60_000);
+    const after = await client.request('session.read', { session: cleared, lines: 10 });
+    expect(after.total_lines).toBeLessThan(30);
+    expect(after.text).toContain('printed-all');
+  });
+});

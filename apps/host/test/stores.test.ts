@@ -1,0 +1,98 @@
+// The host's two compact stores, in process: the deep scrollback's blocks and the output tail's
+// deflated segments give back exactly what went in, and drop only the oldest, at their limits.
+import type { KeptRow } from '@paneflow/screen';
+import { OUTPUT_TAIL_BYTES, OutputTail } from '../src/output';
+import { ScrollbackStore } from '../src/scrollback';
+
+const row = (i: number, wrapped = false): KeptRow => ({ text: `row-${i} ${'x'.repeat(i % 50)}`, runs: i % 3 ? [] : [4, 0x1000001, 0, 1, String(i).length + 1 + (i % 50), 0, 0, 0], wrapped });
+
+describe('ScrollbackStore', () => {
+  test('rows come back as they went in, from the end or all of them, with logical lines counted', () => {
+    const store = new ScrollbackStore(100_000, 1 << 30);
+    const rows: KeptRow[] = [];
+    for (let b = 0; b < 10; b++) {
+      const batch = Array.from({ length: 300 }, (_, k) => row(b * 300 + k, k % 10 === 5));
+      rows.push(...batch);
+      store.append(batch);
+    }
+    expect(store.rows).toBe(3000);
+    expect([...store.allTexts()]).toEqual(rows.map(({ text, wrapped }) => ({ text, wrapped })));
+    expect(store.lastRows(450)).toEqual(rows.slice(-450));
+    expect(store.lines).toBe(3000 - 300);
+    const { rows: tail, complete } = store.tailTexts(500);
+    expect(complete).toBe(false);
+    expect(tail).toEqual(rows.slice(-tail.length).map(({ text, wrapped }) => ({ text, wrapped })));
+    expect(tail.filter((r) => !r.wrapped).length).toBeGreaterThanOrEqual(500);
+  });
+
+  test('past its rows or its bytes the oldest blocks go, counted; ED 3 clears without counting', () => {
+    const byRows = new ScrollbackStore(1000, 1 << 30);
+    for (let b = 0; b < 10; b++) byRows.append(Array.from({ length: 300 }, (_, k) => row(b * 300 + k)));
+    expect(byRows.rows).toBe(1200); // at least 1000, whole blocks
+    expect(byRows.droppedRows).toBe(1800);
+    expect(byRows.lastRows(1)).toEqual([row(2999)]);
+    expect([...byRows.allTexts()][0]).toEqual({ text: row(1800).text, wrapped: false });
+
+    const byBytes = new ScrollbackStore(1_000_000, 4096);
+    for (let b = 0; b < 50; b++) byBytes.append(Array.from({ length: 100 }, (_, k) => ({ text: `${b}-${k}-${Math.random()}`, runs: [], wrapped: false })));
+    expect(byBytes.bytes).toBeLessThanOrEqual(4096);
+    expect(byBytes.droppedRows + byBytes.rows).toBe(5000);
+    expect(byBytes.droppedRows).toBeGreaterThan(0);
+
+    byRows.clear();
+    expect([byRows.rows, byRows.lines, byRows.droppedRows]).toEqual([0, 0, 1800]);
+  });
+
+  test('a first kept row that continues a dropped one counts as a line of its own', () => {
+    const store = new ScrollbackStore(1, 1 << 30);
+    store.append([row(1), row(2, true)]);
+    store.append([row(3, true), row(4, true)]);
+    expect(store.droppedRows).toBe(2);
+    expect(store.lines).toBe(1);
+  });
+});
+
+describe('OutputTail', () => {
+  const MiB = 1024 * 1024;
+  /** Chunks of the sizes a PTY gives, each byte a function of its offset. */
+  function feed(tail: OutputTail, total: number): Buffer {
+    const all = Buffer.alloc(total);
+    for (let i = 0; i < total; i++) all[i] = (i * 7 + (i >> 12)) & 0xff;
+    for (let at = 0, n = 0; at < total; n++) {
+      const size = Math.min(total - at, [4096, 17, 65536, 1000][n % 4]);
+      tail.append(Buffer.from(all.subarray(at, at + size)));
+      at += size;
+    }
+    return all;
+  }
+  /** Everything from `offset` to the end, read as a mirror reads it. */
+  function readFrom(tail: OutputTail, offset: number): Buffer | null {
+    const parts: Buffer[] = [];
+    for (let at = offset; at < tail.end; ) {
+      const data = tail.read(at);
+      if (data === null) return null;
+      parts.push(Buffer.from(data));
+      at += data.length;
+    }
+    return Buffer.concat(parts);
+  }
+
+  test('every kept byte reads back exactly, from deflated segments and raw chunks alike', () => {
+    const tail = new OutputTail();
+    const all = feed(tail, 3 * MiB + 12345);
+    for (const offset of [0, 1, 262_143, 262_144, MiB + 77, all.length - 100_000, all.length - 1, all.length]) {
+      // Buffer.equals: jest's deep equality walks megabytes byte by byte.
+      expect(readFrom(tail, offset)?.equals(all.subarray(offset))).toBe(true);
+    }
+    expect(tail.read(5, 10)?.equals(all.subarray(5, 15))).toBe(true);
+  });
+
+  test('past 8 MiB the oldest bytes go: a read before them is null, after them exact', () => {
+    const tail = new OutputTail();
+    const all = feed(tail, 9 * MiB);
+    expect(tail.read(0)).toBeNull();
+    expect(tail.read(all.length - OUTPUT_TAIL_BYTES - 1)).toBeNull();
+    const firstKept = all.length - OUTPUT_TAIL_BYTES + 512 * 1024; // segments go whole (256 KiB and a chunk)
+    expect(readFrom(tail, firstKept)?.equals(all.subarray(firstKept))).toBe(true);
+  });
+});
