@@ -2,11 +2,12 @@
 // output directory (default out/):
 // - `paneflow`: the bundles of every program the root package.json's `bin` names, side by side in
 //   one directory (the CLI's families and sibling programs are found beside the running bundle),
-//   with node-pty, the one module the bundles keep external, as the only dependency;
+//   with node-pty, the one module the bundles keep external, as the only dependency; and in
+//   `desktop/`, where `paneflow web` looks, the web face's server and the renderer's files;
 // - each published library, packed from its own folder as its package.json describes it.
 // Usage: node tools/package.mjs [outdir]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
@@ -14,6 +15,8 @@ const root = resolve(import.meta.dirname, '..');
 // The libraries published on their own. The paneflow package bundles all of them; @paneflow/protocol
 // would come with the first of reducer and spec to be published, which name it as a dependency.
 const LIBRARIES = ['libs/osc7501'];
+/** The web face (`paneflow web`): the desktop's build of its server, and the renderer's files it serves. */
+const WEB = { server: 'apps/desktop/dist/web.cjs', assets: 'apps/desktop/dist/renderer' };
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
 /** The bundles an app's build writes: the outfiles of its `tools/build-app.mjs <entry> <outfile>…` command. */
@@ -35,6 +38,7 @@ function stagePaneflow(stage) {
   const missing = bundles.filter((bundle) => !existsSync(join(root, bundle)));
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
   for (const bundle of bundles) copyFileSync(join(root, bundle), join(stage, basename(bundle)));
+  stageWeb(join(stage, 'desktop'));
   copyFileSync(join(root, 'README.md'), join(stage, 'README.md'));
   const { name, version, description, license, engines } = manifest;
   writeFileSync(
@@ -53,6 +57,17 @@ function stagePaneflow(stage) {
       2,
     ) + '\n',
   );
+}
+
+/** The web face's server and the files of its page (not Electron's index.html, not the source maps) into `dir`. */
+function stageWeb(dir) {
+  const missing = [WEB.server, join(WEB.assets, 'web.html')].filter((path) => !existsSync(join(root, path)));
+  if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
+  mkdirSync(join(dir, 'renderer'), { recursive: true });
+  copyFileSync(join(root, WEB.server), join(dir, 'web.cjs'));
+  for (const file of readdirSync(join(root, WEB.assets)).filter((name) => !name.endsWith('.map') && name !== 'index.html')) {
+    copyFileSync(join(root, WEB.assets, file), join(dir, 'renderer', file));
+  }
 }
 
 /** `npm pack` of a directory into outdir; returns what npm reports of the tarball. */

@@ -1,5 +1,5 @@
 import { until } from '@paneflow/testing';
-import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFile, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 // prefix and an empty project, with no workspace above them and nothing of the repository on PATH.
 // Then what was installed runs for real: the programs on PATH against an instance in a temp home,
 // with a shell and the fixture agent in a pane (the agent imports the installed @paneflow/osc7501),
-// the hooks that point at the installed files, and the library from CommonJS, ESM and TypeScript.
+// the hooks that point at the installed files, `paneflow web` serving the renderer's files it
+// carries, and the library from CommonJS, ESM and TypeScript.
 const root = join(__dirname, '../..');
 const PROGRAMS = ['paneflow', 'paneflow-host', 'paneflow-serve', 'paneflow-ai-hook', 'paneflow-mcp'];
 
@@ -160,6 +161,35 @@ describe('the paneflow package', () => {
     const answer = run(mcp, [], JSON.stringify(initialize) + '\n');
     expect(outcome(answer)).toMatchObject({ status: 0 });
     expect(answer.json()).toMatchObject({ id: 1, result: { serverInfo: { name: 'paneflow' } } });
+  });
+
+  test('`paneflow web` serves the renderer from the package: refused without the token, the page with it', async () => {
+    const web = spawn('paneflow', ['web'], { cwd: env.HOME, env });
+    try {
+      let out = '';
+      web.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const url = new URL(await until(() => /^(http:\/\/\S+)\n/.exec(out)?.[1], 'the URL it prints', 30_000));
+      const token = url.searchParams.get('token')!;
+      expect(url.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${url.origin}/`)).status).toBe(403);
+      expect((await fetch(`${url.origin}/?token=${token.slice(1)}`)).status).toBe(403);
+      const first = await fetch(url, { redirect: 'manual' });
+      expect(first.status).toBe(303);
+      const cookie = first.headers.get('set-cookie')!.split(';')[0];
+      expect(cookie).toBe(`paneflow-web-${url.port}=${token}`);
+      const page = await fetch(`${url.origin}/`, { headers: { cookie } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/<script src="web\.js"><\/script>\s*<script src="renderer\.js"><\/script>/);
+      for (const asset of ['web.js', 'renderer.js', 'styles.css', 'phone.css', 'xterm.css']) {
+        const file = await fetch(`${url.origin}/${asset}`, { headers: { cookie } });
+        expect([asset, file.status]).toEqual([asset, 200]);
+        expect((await file.text()).length).toBeGreaterThan(0);
+      }
+    } finally {
+      web.kill('SIGTERM');
+      if (web.exitCode === null) await new Promise((resolve) => web.once('exit', resolve));
+      paneflow('stop', '--force');
+    }
   });
 });
 

@@ -79,33 +79,61 @@ export function hooksState(settings: Json, group: (event: string) => Json): Inst
   return found.every((g, i) => same(g, group(HOOKED_EVENTS[i]))) ? 'installed' : 'outdated';
 }
 
-/** What `claude mcp add --scope user paneflow -- <path>` writes under `mcpServers`. */
-export function claudeMcpEntry(mcpPath: string): Json {
-  return { type: 'stdio', command: mcpPath, args: [], env: {} };
+/**
+ * An MCP server list kept in a JSON file (REFERENCE.md §8): the object under `key` that holds the
+ * servers, Paneflow's entry for a `paneflow-mcp` path, and the keys of it that Paneflow owns (the
+ * user's other keys of the entry, such as `env`, stay).
+ */
+export interface JsonMcpFormat {
+  key: string;
+  entry(mcpPath: string): Json;
+  owned: readonly string[];
 }
 
-/** Paneflow's entry set; on an entry that is there already only what Paneflow owns changes (the user's env stays). */
-export function withClaudeMcp(config: Json, entry: Json): Json {
+/** The JSON formats by a runtime.toml's `mcp_config`: each as its agent reads it. */
+export const JSON_MCP_FORMATS = {
+  /** What `claude mcp add --scope user paneflow -- <path>` writes. */
+  claude: { key: 'mcpServers', entry: (mcpPath) => ({ type: 'stdio', command: mcpPath, args: [], env: {} }), owned: ['type', 'command', 'args'] },
+  /** Gemini CLI's settings.json: a stdio server is `command` and `args`; `trust` skips its per-call confirmation. */
+  gemini: { key: 'mcpServers', entry: (mcpPath) => ({ command: mcpPath, args: [], trust: true }), owned: ['command', 'args', 'trust'] },
+  /** opencode's config: a local server is `type: "local"` with the whole argv in `command`. */
+  opencode: { key: 'mcp', entry: (mcpPath) => ({ type: 'local', command: [mcpPath], enabled: true }), owned: ['type', 'command', 'enabled'] },
+} satisfies Record<string, JsonMcpFormat>;
+
+function serversOf(config: Json, format: JsonMcpFormat): Json {
+  const servers = config[format.key] ?? {};
+  if (!isObject(servers)) throw new Error(`"${format.key}" is not an object`);
+  return servers;
+}
+
+/** Paneflow's entry set; on an entry that is there already only what Paneflow owns changes, in place. */
+export function withJsonMcp(config: Json, format: JsonMcpFormat, mcpPath: string): Json {
   const next = structuredClone(config);
-  const servers = next.mcpServers ?? {};
-  if (!isObject(servers)) throw new Error('"mcpServers" is not an object');
+  const servers = serversOf(next, format);
+  const entry = format.entry(mcpPath);
   const current = servers.paneflow;
-  servers.paneflow = isObject(current) ? { ...current, type: entry.type, command: entry.command, args: entry.args, env: current.env ?? entry.env } : entry;
-  next.mcpServers = servers;
+  if (!isObject(current)) servers.paneflow = entry;
+  else {
+    for (const key of format.owned) current[key] = entry[key];
+    for (const [key, value] of Object.entries(entry)) if (!(key in current)) current[key] = value;
+  }
+  next[format.key] = servers;
   return next;
 }
 
-export function withoutClaudeMcp(config: Json): Json {
+/** The config without Paneflow's entry; the server list stays, even empty (it may be the user's). */
+export function withoutJsonMcp(config: Json, format: JsonMcpFormat): Json {
   const next = structuredClone(config);
-  if (isObject(next.mcpServers)) delete next.mcpServers.paneflow;
+  if (next[format.key] === undefined) return next;
+  delete serversOf(next, format).paneflow;
   return next;
 }
 
-const ours = (current: unknown, wanted: Json, keys: string[]) => isObject(current) && keys.every((key) => same(current[key], wanted[key]));
+const ours = (current: unknown, wanted: Json, keys: readonly string[]) => isObject(current) && keys.every((key) => same(current[key], wanted[key]));
 
-export function claudeMcpState(config: Json, entry: Json): InstallState {
-  const current = isObject(config.mcpServers) ? config.mcpServers.paneflow : undefined;
-  return current === undefined ? 'absent' : ours(current, entry, ['type', 'command', 'args']) ? 'installed' : 'outdated';
+export function jsonMcpState(config: Json, format: JsonMcpFormat, mcpPath: string): InstallState {
+  const current = isObject(config[format.key]) ? (config[format.key] as Json).paneflow : undefined;
+  return current === undefined ? 'absent' : ours(current, format.entry(mcpPath), format.owned) ? 'installed' : 'outdated';
 }
 
 // Codex keeps its MCP servers in TOML. The file is edited as text, so the user's comments and

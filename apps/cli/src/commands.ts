@@ -14,11 +14,35 @@ const integrations: VerbSpec[] = (
     ['hooks setup', 'Install the hooks (and the MCP server) for every detected agent.', 'Claude Code: $CLAUDE_CONFIG_DIR/settings.json (default ~/.claude/settings.json); Codex: $CODEX_HOME/hooks.json. Idempotent; your own hooks stay; <file>.bak before the first change. Exit 1 if a runtime failed.'],
     ['hooks status', "Show each agent's hook state (installed, partial, outdated, absent, not_detected).", 'Always exits 0.'],
     ['hooks uninstall', "Remove Paneflow's hooks and MCP server entries, and nothing else.", 'Exit 1 if a runtime failed.'],
-    ['mcp install', 'Register paneflow-mcp with every detected agent.', 'Claude Code: ~/.claude.json mcpServers.paneflow (as `claude mcp add --scope user` writes it); Codex: $CODEX_HOME/config.toml [mcp_servers.paneflow].'],
+    ['mcp install', 'Register paneflow-mcp with every detected agent.', 'Claude Code: ~/.claude.json mcpServers.paneflow (as `claude mcp add --scope user` writes it); Codex: $CODEX_HOME/config.toml [mcp_servers.paneflow]; Gemini CLI: ~/.gemini/settings.json mcpServers.paneflow; opencode: ~/.config/opencode/opencode.json mcp.paneflow.'],
     ['mcp status', "Show each agent's MCP registration.", 'Always exits 0.'],
     ['mcp uninstall', 'Remove the paneflow-mcp registration.', 'Exit 1 if a runtime failed.'],
   ] as const
 ).map(([name, summary, details]): VerbSpec => ({ name, summary, details, args: [], flags: {}, example: `paneflow ${name}`, family: 'integrations' }));
+
+const RUNTIME_HELP = "runtime: an agent's slug or command (claude-code, claude, codex, gemini, opencode…); `paneflow integrations list` shows them all.";
+const integrationVerbs: VerbSpec[] = [
+  {
+    name: 'integrations list',
+    summary: 'Show every agent: what Paneflow can wire for it (hooks, MCP server), their state, its summary and its presets.',
+    details: 'Always exits 0.',
+    args: [],
+    flags: {},
+    example: 'paneflow integrations list',
+    family: 'integrations',
+  },
+  ...(['install', 'remove'] as const).map(
+    (sub): VerbSpec => ({
+      name: `integrations ${sub}`,
+      summary: sub === 'install' ? "Install one agent's hooks and MCP server registration, even before it is detected." : "Remove one agent's hooks and MCP server registration, and nothing else.",
+      details: `${RUNTIME_HELP}\nIdempotent; your own settings stay; <file>.bak before the first change; a file that is not valid JSON or TOML is left untouched (exit 1). Exit 2 for an unknown runtime, 1 for one with nothing to wire.`,
+      args: [{ name: 'runtime' }],
+      flags: {},
+      example: `paneflow integrations ${sub} gemini`,
+      family: 'integrations',
+    }),
+  ),
+];
 
 const hostVerbs: VerbSpec[] = (['start', 'status', 'stop'] as const).map((sub): VerbSpec => ({
   name: `host ${sub}`,
@@ -89,11 +113,41 @@ export const VERBS: VerbSpec[] = [
     family: 'attach',
   },
   {
+    name: 'web',
+    summary: 'Serve the desktop to a browser (or a phone) on this machine: prints a URL with a secret token, serves until Ctrl-C.',
+    args: [],
+    flags: {
+      bind: { kind: 'string', value: 'ADDR', help: 'the IP address to listen on (default 127.0.0.1)' },
+      port: { kind: 'integer', value: 'N', help: 'the port (default: a free one)' },
+    },
+    example: 'paneflow web --port 8765',
+    details:
+      'Starts the instance if needed. Every request without the token, or from a page of another origin, is refused (403).\nFrom another machine: ssh -L 8765:127.0.0.1:8765 <this host>, then open the URL there. Needs the desktop built (npx nx build desktop).',
+    family: 'web',
+  },
+  {
     name: 'ps',
     summary: 'Show every agent in every workspace and what it declared: a table, or {agents} with --json.',
     args: [],
     flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every event, until Ctrl-C' } },
     example: 'paneflow ps',
+    family: 'agents',
+  },
+  {
+    name: 'inbox',
+    summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; {items} with --json.',
+    args: [],
+    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' } },
+    example: 'paneflow inbox --watch',
+    family: 'agents',
+  },
+  {
+    name: 'answer',
+    summary: "Answer a waiting agent: yes, always or no to a permission prompt, or the text of an answer to a question.",
+    args: [{ name: 'target' }, { name: 'answer' }],
+    flags: { ...SCOPE },
+    example: 'paneflow answer api yes',
+    details: `${TARGET_HELP}. What is typed comes from the agent's runtime ([answers] in runtimes/*/runtime.toml), only while it still waits at the prompt \`inbox\` showed: exit 1 (not_waiting) when it has moved on, and nothing is typed; exit 1 when its runtime has no answers (answer by hand in the pane); exit 4 when it was typed but the agent still waits after 3 s. Needs serve with PANEFLOW_IPC_SCRIPTING=1. From a terminal outside Paneflow it answers in any workspace, as the desktop does; inside a pane, other workspaces need PANEFLOW_IPC_ORCHESTRATION=1.`,
     family: 'agents',
   },
   {
@@ -106,10 +160,15 @@ export const VERBS: VerbSpec[] = [
   },
   {
     name: 'new',
-    summary: 'Create a workspace with one shell pane (starting Paneflow if it is not running).',
+    summary: 'Create a workspace with one shell pane, or one running a preset (starting Paneflow if it is not running).',
     args: [],
-    flags: { name: { kind: 'string', value: 'NAME', help: 'the workspace name' }, cwd: { kind: 'string', value: 'DIR', help: 'where the shell starts (must exist)' } },
-    example: 'paneflow new --name api --cwd ~/src/api',
+    flags: {
+      name: { kind: 'string', value: 'NAME', help: 'the workspace name (default: the preset name)' },
+      cwd: { kind: 'string', value: 'DIR', help: 'where the shell starts (must exist)' },
+      preset: { kind: 'string', value: 'ID', help: "run a runtime's suggested preset (its command and env) instead of a shell" },
+    },
+    example: 'paneflow new --preset claude_code_team --cwd ~/src/api',
+    details: "Presets are the runtimes' [[suggested_presets]] (runtimes/*/runtime.toml); `paneflow integrations list` shows them. An unknown id is a usage error (exit 2), refused before anything starts.",
     family: 'panes',
   },
   {
@@ -262,6 +321,7 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
     family: 'specs',
   },
   ...integrations,
+  ...integrationVerbs,
   {
     name: 'emit',
     summary: 'Write an OSC 7501 status report to the controlling terminal (for scripts and hooks).',

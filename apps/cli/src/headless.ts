@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureInstance, instanceEndpoints, request } from './instance';
-import { liveTable } from './live';
+import { fleetTable, liveTable } from './live';
 
 /** The fixture agent beside the bundle (apps/cli/dist → fixtures/), when this is a checkout. */
 function fixtureAgent(): string | null {
@@ -38,10 +38,12 @@ async function ensureDemo(): Promise<void> {
  * and in a terminal attach to it (`paneflow attach demo`); where stdout is no terminal, show the
  * live agent table instead. Either way the instance stays up.
  */
-export async function headless(why: string, attachDemo: () => Promise<number>): Promise<number> {
+export async function headless(why: string, trace: (phase: string) => void, attachDemo: () => Promise<number>): Promise<number> {
   process.stderr.write(`paneflow: ${why}; running headless\n`);
   const info = await ensureInstance();
+  trace('instance ready');
   process.stderr.write(`paneflow: instance ${info.adopted ? 'running' : 'started'} (serve pid ${info.pid}, ${instanceEndpoints().home})\n`);
   await ensureDemo();
-  return process.stdin.isTTY && process.stdout.isTTY ? attachDemo() : liveTable();
+  trace('demo workspace ready');
+  return process.stdin.isTTY && process.stdout.isTTY ? attachDemo() : liveTable(fleetTable);
 }

@@ -1,27 +1,31 @@
-// `paneflow hooks setup|status|uninstall` and `paneflow mcp install|status|uninstall`
-// (REFERENCE.md §7.3, §8): Paneflow's entries in the agents' own config files. Which agents, and
-// where their files are, is their descriptors' `[integration]` (runtimes/*/runtime.toml).
+// `paneflow hooks setup|status|uninstall`, `paneflow mcp install|status|uninstall` and `paneflow
+// integrations list|install|remove` (REFERENCE.md §7.3, §8): Paneflow's entries in the agents' own
+// config files. Which agents, where their files are and in which format is their descriptors'
+// `[integration]` (runtimes/*/runtime.toml); this file only knows how to edit each format.
 import { writeTextAtomic } from '@paneflow/instance/files';
 import { programPath } from '@paneflow/instance/programs';
-import { configDir, resolvePath, runtimeCatalog, type Runtime } from '@paneflow/procscan';
+import { configDir, resolveAgent, resolvePath, runtimeCatalog, type Runtime } from '@paneflow/procscan';
+import { displayText } from '@paneflow/view';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   checkToml,
-  claudeMcpEntry,
-  claudeMcpState,
   codexMcpState,
   hooksState,
+  JSON_MCP_FORMATS,
+  jsonMcpState,
   managedGroup,
-  withClaudeMcp,
   withCodexMcp,
   withHooks,
-  withoutClaudeMcp,
+  withJsonMcp,
   withoutCodexMcp,
   withoutHooks,
+  withoutJsonMcp,
   type InstallState,
+  type JsonMcpFormat,
 } from './agent-config';
+import { CliError } from './errors';
 import { onPath } from './spec-host';
 import type { HookTool } from '@paneflow/protocol/hooks';
 
@@ -35,20 +39,26 @@ interface Target {
   mcpFile: string | null;
 }
 
-function targets(): Target[] {
+/** What Paneflow can wire for an agent; null when its descriptor names nothing (or no place resolves). */
+function targetOf(runtime: Runtime): Target | null {
   // The user's own environment: where the agent will look when it next starts.
   const env = { ...process.env, HOME: homedir() };
-  return runtimeCatalog().runtimes.flatMap((runtime) => {
-    const { integration } = runtime;
-    const dir = configDir(runtime, env);
-    // The catalog wants a config_dir beside hooks_file and mcp_file.
-    if (dir === null) return [];
-    const hooksFile = integration.hook_adapter !== 'none' ? join(dir, integration.hooks_file!) : null;
-    const mcpFile = integration.mcp_file ? resolvePath(integration.mcp_file, env, dir) : null;
-    if (hooksFile === null && mcpFile === null) return [];
-    return [{ runtime, detected: onPath(runtime.tool) || existsSync(dir), hooksFile, mcpFile }];
-  });
+  const { integration } = runtime;
+  const dir = configDir(runtime, env);
+  // The catalog wants a config_dir beside hooks_file and mcp_file.
+  if (dir === null) return null;
+  const hooksFile = integration.hook_adapter !== 'none' ? join(dir, integration.hooks_file!) : null;
+  const mcpFile = integration.mcp_file ? resolvePath(integration.mcp_file, env, dir) : null;
+  if (hooksFile === null && mcpFile === null) return null;
+  return { runtime, detected: onPath(runtime.tool) || existsSync(dir), hooksFile, mcpFile };
 }
+
+function targets(): Target[] {
+  return runtimeCatalog().runtimes.flatMap((runtime) => targetOf(runtime) ?? []);
+}
+
+/** A line for the terminal: paths and texts come from the environment and descriptors, so they are cleaned. */
+const print = (line: string) => process.stdout.write(`${displayText(line)}\n`);
 
 /** A runtime that could not be processed; the others still are. */
 class RuntimeFailure extends Error {}
@@ -62,13 +72,21 @@ function readText(path: string): string | undefined {
   }
 }
 
+/** JSON.parse's complaint with the line and column it is at (Node 20 gives only a character offset). */
+function jsonProblem(text: string, error: Error): string {
+  const at = /at position (\d+)/.exec(error.message);
+  if (!at || /\(line \d+/.test(error.message)) return error.message;
+  const before = text.slice(0, Number(at[1])).split('\n');
+  return `${error.message.replace(/ in JSON at position \d+/, '')} at line ${before.length} column ${before.at(-1)!.length + 1}`;
+}
+
 function parseJsonFile(path: string, text: string | undefined): Json {
   if (text === undefined || text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new RuntimeFailure(`${path} is not valid JSON (${(error as Error).message}); left untouched`);
+    throw new RuntimeFailure(`${path} is not valid JSON (${jsonProblem(text, error as Error)}); left untouched`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RuntimeFailure(`${path} does not hold a JSON object; left untouched`);
   return value as Json;
@@ -148,13 +166,19 @@ interface McpEdits {
   state(file: string, mcpPath: string): InstallState;
 }
 
-/** How each `mcp_config` format is edited; REFERENCE.md §8's Gemini CLI and opencode formats are not written yet. */
-const MCP_FORMATS: Partial<Record<NonNullable<Runtime['integration']['mcp_config']>, McpEdits>> = {
-  claude: {
-    install: (file, mcpPath) => editJson(file, (config) => withClaudeMcp(config, claudeMcpEntry(mcpPath)), true),
-    remove: (file) => editJson(file, withoutClaudeMcp, false),
-    state: (file, mcpPath) => claudeMcpState(parseJsonFile(file, readText(file)), claudeMcpEntry(mcpPath)),
-  },
+function jsonEdits(format: JsonMcpFormat): McpEdits {
+  return {
+    install: (file, mcpPath) => editJson(file, (config) => withJsonMcp(config, format, mcpPath), true),
+    remove: (file) => editJson(file, (config) => withoutJsonMcp(config, format), false),
+    state: (file, mcpPath) => jsonMcpState(parseJsonFile(file, readText(file)), format, mcpPath),
+  };
+}
+
+/** How each `mcp_config` format is edited (REFERENCE.md §8): the format adapters; which agent uses which is runtime data. */
+const MCP_FORMATS: Record<NonNullable<Runtime['integration']['mcp_config']>, McpEdits> = {
+  claude: jsonEdits(JSON_MCP_FORMATS.claude),
+  gemini: jsonEdits(JSON_MCP_FORMATS.gemini),
+  opencode: jsonEdits(JSON_MCP_FORMATS.opencode),
   codex: {
     install: (file, mcpPath) => editFile(file, (text) => (tomlState(file, text, mcpPath) === 'installed' ? undefined : withCodexMcp(text ?? '', mcpPath))),
     remove: (file) => editFile(file, (text) => (tomlState(file, text, '') === 'absent' ? undefined : withoutCodexMcp(text!))),
@@ -163,10 +187,8 @@ const MCP_FORMATS: Partial<Record<NonNullable<Runtime['integration']['mcp_config
 };
 
 function mcpEdits(target: Target): McpEdits {
-  const format = target.runtime.integration.mcp_config;
-  const edits = format && MCP_FORMATS[format];
-  if (!edits) throw new RuntimeFailure(`Paneflow cannot edit an MCP config of format '${format}'`);
-  return edits;
+  // The catalog wants mcp_config beside mcp_file.
+  return MCP_FORMATS[target.runtime.integration.mcp_config!];
 }
 
 const MCP: Part = {
@@ -179,16 +201,16 @@ const MCP: Part = {
 
 // ------------------------------------------------------------------------------ verbs
 
-/** Runs `action` for each agent that has any of `parts`; one that fails is reported and the rest go on. Exit 1 if any failed. */
-function eachTarget(parts: Part[], action: (target: Target, say: (line: string) => void) => void): number {
+/** Runs `action` for each agent given that has any of `parts`; one that fails is reported and the rest go on. Exit 1 if any failed. */
+function eachTarget(parts: Part[], all: Target[], action: (target: Target, say: (line: string) => void) => void): number {
   let failed = false;
-  for (const target of targets().filter((t) => parts.some((part) => part.file(t) !== null))) {
-    const say = (line: string) => process.stdout.write(`${target.runtime.slug}: ${line}\n`);
+  for (const target of all.filter((t) => parts.some((part) => part.file(t) !== null))) {
+    const say = (line: string) => print(`${target.runtime.slug}: ${line}`);
     try {
       action(target, say);
     } catch (error) {
       failed = true;
-      process.stderr.write(`paneflow: ${target.runtime.slug}: ${(error as Error).message}\n`);
+      process.stderr.write(`paneflow: ${displayText(`${target.runtime.slug}: ${(error as Error).message}`)}\n`);
     }
   }
   return failed ? 1 : 0;
@@ -197,42 +219,89 @@ function eachTarget(parts: Part[], action: (target: Target, say: (line: string) 
 /** The parts an agent has, each with its file. */
 const partsOf = (parts: Part[], target: Target) => parts.flatMap((part) => (part.file(target) === null ? [] : [{ part, file: part.file(target)! }]));
 
-function install(parts: Part[]): number {
-  return eachTarget(parts, (target, say) => {
-    if (!target.detected) return say('not_detected (skipped)');
+/** Installs `parts` for the agents given; one not detected is skipped unless named on purpose (`integrations install`). */
+function install(parts: Part[], all = targets(), evenUndetected = false): number {
+  return eachTarget(parts, all, (target, say) => {
+    if (!target.detected && !evenUndetected) return say('not_detected (skipped)');
     for (const { part, file } of partsOf(parts, target)) say(`${part.what} ${part.install(target, file) ? 'installed in' : 'already installed in'} ${file}`);
     const step = target.runtime.integration.post_install_step;
     if (step && parts.includes(HOOKS) && target.hooksFile !== null) say(step);
   });
 }
 
-function uninstall(parts: Part[]): number {
-  return eachTarget(parts, (target, say) => {
+function uninstall(parts: Part[], all = targets()): number {
+  return eachTarget(parts, all, (target, say) => {
     for (const { part, file } of partsOf(parts, target)) say(`${part.what} ${part.remove(target, file) ? 'removed from' : 'not in'} ${file}`);
   });
 }
 
-/** `<runtime>: <state>` per agent; always exit 0 (REFERENCE.md §7.3). */
-function status(part: Part): number {
+/** One part's state, `not_detected` for an agent that is neither installed nor there; a file that cannot be read says why. */
+function partState(part: Part, target: Target, file: string): { state: InstallState | 'not_detected'; line: string } {
+  try {
+    const state = part.state(target, file);
+    return !target.detected && state === 'absent' ? { state: 'not_detected', line: 'not_detected' } : { state, line: `${state} (${file})` };
+  } catch (error) {
+    return { state: 'absent', line: `absent (${(error as Error).message})` };
+  }
+}
+
+/** The descriptor's one-line summary, under the agent's state line. */
+const summary = (runtime: Runtime) => print(`  ${runtime.integration.summary}`);
+
+/** `<runtime>: <state>` per agent, each with its summary; always exit 0 (REFERENCE.md §7.3). */
+function status(part: Part, withSummary: boolean): number {
   for (const target of targets()) {
     const file = part.file(target);
     if (file === null) continue;
-    let line: string;
-    try {
-      const state = part.state(target, file);
-      line = !target.detected && state === 'absent' ? 'not_detected' : `${state} (${file})`;
-    } catch (error) {
-      line = `absent (${(error as Error).message})`;
-    }
-    process.stdout.write(`${target.runtime.slug}: ${line}\n`);
+    print(`${target.runtime.slug}: ${partState(part, target, file).line}`);
+    if (withSummary) summary(target.runtime);
   }
   return 0;
+}
+
+/** Several parts' states as one: the same state everywhere is that state; otherwise outdated if one is, else partial. */
+function overall(states: Array<InstallState | 'not_detected'>): InstallState | 'not_detected' {
+  if (states.every((s) => s === states[0])) return states[0];
+  return states.includes('outdated') ? 'outdated' : 'partial';
+}
+
+/** `integrations list`: every agent of the catalog, what it has wired, its summary and its launcher presets; always exit 0. */
+function list(): number {
+  for (const runtime of runtimeCatalog().runtimes) {
+    const target = targetOf(runtime);
+    if (target === null) print(`${runtime.slug}: none (no hooks or MCP server to install)`);
+    else {
+      const parts = partsOf([HOOKS, MCP], target).map(({ part, file }) => ({ what: part.what, ...partState(part, target, file) }));
+      const state = overall(parts.map((p) => p.state));
+      print(`${runtime.slug}: ${state}${state === 'not_detected' ? '' : ` — ${parts.map((p) => `${p.what} ${p.line}`).join(', ')}`}`);
+    }
+    summary(runtime);
+    for (const preset of runtime.suggested_presets ?? []) print(`  preset ${preset.id}: ${preset.command} (paneflow new --preset ${preset.id})`);
+  }
+  return 0;
+}
+
+/** The one agent `integrations install|remove` names: a usage error (exit 2) for a name the catalog does not know, exit 1 for an agent with nothing to wire. */
+function named(name: string): Target {
+  const catalog = runtimeCatalog();
+  const runtime = resolveAgent(catalog, name);
+  if (runtime === null) throw new CliError(`unknown runtime '${displayText(name)}'; one of: ${catalog.runtimes.map((r) => r.slug).join(', ')}`, 2);
+  const target = targetOf(runtime);
+  if (target === null) {
+    const wired = catalog.runtimes.filter((r) => targetOf(r) !== null).map((r) => r.slug);
+    throw new CliError(`${runtime.slug}: ${runtime.label} has no integration to install (no hooks, no MCP server list); these do: ${wired.join(', ')}`, 1);
+  }
+  return target;
 }
 
 /** `hooks setup` also registers the MCP server, and `hooks uninstall` removes both (REFERENCE.md §7.3). */
 export const hooksSetup = () => install([HOOKS, MCP]);
 export const hooksUninstall = () => uninstall([HOOKS, MCP]);
-export const hooksStatus = () => status(HOOKS);
+export const hooksStatus = () => status(HOOKS, true);
 export const mcpInstall = () => install([MCP]);
 export const mcpUninstall = () => uninstall([MCP]);
-export const mcpStatus = () => status(MCP);
+export const mcpStatus = () => status(MCP, false);
+export const integrationsList = () => list();
+/** Named on purpose, so installed even when the agent is not detected yet. */
+export const integrationsInstall = (name: string) => install([HOOKS, MCP], [named(name)], true);
+export const integrationsRemove = (name: string) => uninstall([HOOKS, MCP], [named(name)]);

@@ -1,11 +1,15 @@
+import type { EventType } from '@paneflow/protocol/events';
 import { request, subscribe } from './instance';
-import { agentTable } from './output';
+import { agentTable, inboxTable } from './output';
+
+const CHANGES: EventType[] = ['status_changed', 'surface_created', 'surface_closed', 'session_changed'];
 
 /**
- * The live agent table (`paneflow ps --watch`, and the main job where stdout is no terminal):
- * redrawn on every event that can change a row, until Ctrl-C (0) or a lost serve (1).
+ * A live table (`paneflow ps --watch`, `inbox --watch`, and the main job where stdout is no
+ * terminal): `render` is drawn again on every event that can change a row, until Ctrl-C (0) or a
+ * lost serve (1). A terminal sees it redrawn in place; a pipe gets one copy after another.
  */
-export async function liveTable(): Promise<number> {
+export async function liveTable(render: () => Promise<string>): Promise<number> {
   const tty = process.stdout.isTTY === true;
   let drawing = false;
   let pending = false;
@@ -16,8 +20,7 @@ export async function liveTable(): Promise<number> {
     }
     drawing = true;
     try {
-      const { agents } = await request('fleet.list', {});
-      const screen = `${agentTable(agents)}\n\nlive: refreshed on every event · Ctrl-C leaves the instance running (paneflow ps, paneflow stop)\n`;
+      const screen = `${await render()}\n\nlive: refreshed on every event · Ctrl-C leaves the instance running (paneflow ps, paneflow stop)\n`;
       process.stdout.write(tty ? `\x1b[H\x1b[2J${screen}` : `${screen}\n`);
     } finally {
       drawing = false;
@@ -27,7 +30,7 @@ export async function liveTable(): Promise<number> {
       }
     }
   };
-  const stream = await subscribe({ types: ['status_changed', 'surface_created', 'surface_closed', 'session_changed'] }, () => void draw());
+  const stream = await subscribe({ types: CHANGES }, () => void draw());
   await draw();
   return new Promise<number>((resolve) => {
     process.once('SIGINT', () => {
@@ -37,3 +40,9 @@ export async function liveTable(): Promise<number> {
     stream.onClose(() => resolve(1));
   });
 }
+
+/** Every agent and what it declared (`ps`). */
+export const fleetTable = async () => agentTable((await request('fleet.list', {})).agents);
+
+/** The agents waiting for you (`inbox`). */
+export const inboxNow = async () => inboxTable((await request('fleet.inbox', {})).items);

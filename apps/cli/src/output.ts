@@ -1,6 +1,6 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
-import type { SessionRow, StatusObject } from '@paneflow/protocol/status';
+import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
 import { displayWidth } from '@paneflow/screen';
 import { displayText, endedNotice } from '@paneflow/view';
 
@@ -84,6 +84,24 @@ export function agentTable(agents: StatusObject[]): string {
       String(a.state_seq),
       ago(a.idle_ms),
       detail(a),
+    ]),
+  );
+}
+
+/** `inbox`: the agents waiting for you, oldest first, and how each can be answered from here. */
+export function inboxTable(items: InboxItem[]): string {
+  if (items.length === 0) return 'no agent is waiting for you';
+  return table(
+    ['WAITING', 'WORKSPACE', 'ID', 'NAME', 'TOOL', 'KIND', 'ANSWERS', 'MESSAGE'],
+    items.map((item) => [
+      { text: ago(item.waiting_ms), color: STATE_COLOR.waiting_for_input },
+      item.workspace_name,
+      String(item.surface_id),
+      item.surface_name ?? '-',
+      item.tool ?? '-',
+      item.kind ?? '-',
+      item.answers ? [...item.answers.choices, ...(item.answers.text ? ['<text>'] : [])].join('|') : 'by hand',
+      item.message ?? '',
     ]),
   );
 }

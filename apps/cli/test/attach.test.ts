@@ -135,12 +135,12 @@ test('split, focus moves, zoom, next workspace, close with the confirmation, det
   window.keys('Enter');
   await until(async () => ((await home.rpc('surface.status', { surface_id: below })).state === 'thinking' ? true : null), 'working');
   window.keys('C-b', 'x');
-  await screen(window, (l) => /Close .*Its agent is working/.test(text(l)), 'the question');
+  await screen(window, (l) => /Close .*its agent is thinking/.test(text(l)), 'the question');
   window.type('n');
-  await screen(window, (l) => !text(l).includes('Its agent is working'), 'kept');
+  await screen(window, (l) => !text(l).includes('its agent is thinking'), 'kept');
   expect(titles(window.capture())).toContain(below);
   window.keys('C-b', 'x');
-  await screen(window, (l) => text(l).includes('Its agent is working'), 'asked again');
+  await screen(window, (l) => text(l).includes('its agent is thinking'), 'asked again');
   window.type('y');
   await screen(window, (l) => titles(l).length === 2, 'closed');
   // A shell closes without a question.
@@ -445,9 +445,19 @@ test('closing a pane whose agent waits for you asks first', async () => {
   expect(home.run(['send', 'asker', 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
   await until(async () => ((await home.rpc('surface.status', { surface_id: ids.asker })).state === 'waiting_for_input' ? true : null), 'waiting');
   window.keys('C-b', 'x');
-  await screen(window, (l) => /Close asker\? Its agent is waiting for you\./.test(text(l)), 'the question');
+  // Serve's reason, the same the desktop and `paneflow close` get.
+  await screen(window, (l) => text(l).includes(`Close asker? surface ${ids.asker} (asker): its agent is waiting_for_input.`), 'the question');
   window.type('y');
   await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.bystander]), 'closed');
+  // A shell running a program asks too (serve reads its foreground); n keeps it.
+  window.type('sleep 600');
+  window.keys('Enter');
+  await until(async () => ((await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === ids.bystander)?.cmd.startsWith('sleep') ? true : null), 'sleep in front');
+  window.keys('C-b', 'x');
+  await screen(window, (l) => text(l).includes(`Close bystander? surface ${ids.bystander} (bystander):`), 'the question for the shell');
+  window.type('n');
+  await screen(window, (l) => !text(l).includes('Close bystander?'), 'kept');
+  expect((await home.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id)).toContain(ids.bystander);
 });
 
 test('a program that asked for mouse reports gets the click, in its own coordinates and encoding', async () => {

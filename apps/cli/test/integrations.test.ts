@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { makeHome, ROOT, type Home } from '@paneflow/testing';
 
@@ -16,16 +16,21 @@ const USER_SETTINGS = {
   },
   permissions: { allow: ['Bash(npm test)'] },
 };
+const CLAUDE_SUMMARY = "Anthropic's coding agent in the terminal. Turn status appears as it reports it through OSC 7501 (2.1.295 and later).";
+const CODEX_SUMMARY = "OpenAI's coding agent in the terminal. Turn status appears as it reports it through OSC 7501.";
 const USER_TOML = '# my codex config\nmodel = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp" # keep me\nargs = ["--port", "1"]\n';
 
 let home: Home;
 let user: string;
 const read = (path: string) => readFileSync(join(user, path), 'utf8');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed config files, read field by field
 const json = (path: string) => JSON.parse(read(path)) as Record<string, any>;
 
 beforeEach(() => {
   home = makeHome();
   user = home.env.HOME!;
+  // opencode's config follows XDG_CONFIG_HOME: never the real one.
+  home.env.XDG_CONFIG_HOME = join(user, '.config');
   mkdirSync(join(user, '.claude'));
   mkdirSync(join(user, '.codex'));
   writeFileSync(join(user, '.claude/settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
@@ -71,9 +76,9 @@ describe('paneflow hooks', () => {
   });
 
   test('status: installed, outdated, partial, absent, not_detected; always exit 0', () => {
-    expect(home.run(['hooks', 'status']).stdout).toBe(`claude-code: absent (${user}/.claude/settings.json)\ncodex: absent (${user}/.codex/hooks.json)\n`);
+    expect(home.run(['hooks', 'status']).stdout).toBe(`claude-code: absent (${user}/.claude/settings.json)\n  ${CLAUDE_SUMMARY}\ncodex: absent (${user}/.codex/hooks.json)\n  ${CODEX_SUMMARY}\n`);
     home.run(['hooks', 'setup']);
-    expect(home.run(['hooks', 'status']).stdout).toMatch(/^claude-code: installed \(.*\)\ncodex: installed \(.*\)\n$/);
+    expect(home.run(['hooks', 'status']).stdout).toMatch(/^claude-code: installed \(.*\)\n {2}.*\ncodex: installed \(.*\)\n {2}.*\n$/);
 
     const settings = json('.claude/settings.json');
     settings.hooks.Stop.find((g: Record<string, unknown>) => g._paneflow_managed).hooks[0].timeout = 9;
@@ -88,10 +93,11 @@ describe('paneflow hooks', () => {
     expect(json('.claude/settings.json').hooks.Stop.filter((g: Record<string, unknown>) => g._paneflow_managed)).toHaveLength(1);
 
     const bare = makeHome();
+    bare.env.XDG_CONFIG_HOME = join(bare.dir, 'xdg');
     try {
       const result = bare.run(['hooks', 'status'], { env: { PATH: '/usr/bin:/bin' } });
-      expect([result.code, result.stdout]).toEqual([0, 'claude-code: not_detected\ncodex: not_detected\n']);
-      expect(bare.run(['hooks', 'setup'], { env: { PATH: '/usr/bin:/bin' } }).stdout).toBe('claude-code: not_detected (skipped)\ncodex: not_detected (skipped)\n');
+      expect([result.code, result.stdout]).toEqual([0, `claude-code: not_detected\n  ${CLAUDE_SUMMARY}\ncodex: not_detected\n  ${CODEX_SUMMARY}\n`]);
+      expect(bare.run(['hooks', 'setup'], { env: { PATH: '/usr/bin:/bin' } }).stdout).toBe(['claude-code', 'codex', 'opencode', 'gemini'].map((slug) => `${slug}: not_detected (skipped)\n`).join(''));
     } finally {
       bare.cleanup();
     }
@@ -147,7 +153,7 @@ describe('paneflow mcp', () => {
   test('install writes exactly what `claude mcp add --scope user paneflow -- <path>` writes, and the Codex table', () => {
     const result = home.run(['mcp', 'install']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`claude-code: MCP server installed in ${user}/.claude.json\ncodex: MCP server installed in ${user}/.codex/config.toml\n`);
+    expect(result.stdout).toBe(`claude-code: MCP server installed in ${user}/.claude.json\ncodex: MCP server installed in ${user}/.codex/config.toml\nopencode: not_detected (skipped)\ngemini: not_detected (skipped)\n`);
     const claude = json('.claude.json');
     expect(JSON.stringify(claude.mcpServers.paneflow)).toBe(`{"type":"stdio","command":${JSON.stringify(MCP)},"args":[],"env":{}}`);
     expect(Object.keys(claude)).toEqual(['numStartups', 'mcpServers']);
@@ -158,7 +164,7 @@ describe('paneflow mcp', () => {
     const before = [read('.claude.json'), read('.codex/config.toml')];
     expect(home.run(['mcp', 'install']).stdout).toContain('already installed');
     expect([read('.claude.json'), read('.codex/config.toml')]).toEqual(before);
-    expect(home.run(['mcp', 'status']).stdout).toBe(`claude-code: installed (${user}/.claude.json)\ncodex: installed (${user}/.codex/config.toml)\n`);
+    expect(home.run(['mcp', 'status']).stdout).toBe(`claude-code: installed (${user}/.claude.json)\ncodex: installed (${user}/.codex/config.toml)\nopencode: not_detected\ngemini: not_detected\n`);
   });
 
   test('a moved binary shows as outdated and a new install updates the entry in place, keeping the user’s env', () => {
@@ -187,5 +193,129 @@ describe('paneflow mcp', () => {
     expect(result.stderr).toContain(`paneflow: codex: ${user}/.codex/config.toml is not valid TOML`);
     expect(read('.codex/config.toml')).toBe('model = \n');
     expect(result.stdout).toContain('claude-code: MCP server installed in');
+  });
+});
+
+describe('paneflow integrations', () => {
+  /** Every file under the temp home, with its content: what a refused command must leave as it was. */
+  const snapshot = (dir = user): Record<string, string> =>
+    Object.fromEntries(
+      (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name))
+        .map((path) => [path, readFileSync(path, 'utf8')]),
+    );
+  const GEMINI_USER = { theme: 'Dracula', mcpServers: { docs: { command: 'docs-mcp', args: ['--stdio'] } }, general: { vimMode: true } };
+  const OPENCODE_USER = { $schema: 'https://opencode.ai/config.json', model: 'anthropic/claude-sonnet-4-5', mcp: { jira: { type: 'remote', url: 'https://jira.example.com/mcp', enabled: false } } };
+
+  test('list shows every agent of the catalog: what it has wired, in which file, and its summary; exit 0', () => {
+    const first = home.run(['integrations', 'list']);
+    expect(first.code).toBe(0);
+    const lines = first.stdout.split('\n');
+    expect(lines.filter((l) => !l.startsWith('  ') && l !== '').map((l) => l.split(':')[0])).toEqual(
+      ['claude-code', 'codex', 'opencode', 'pi', 'hermes', 'grok', 'amp', 'gemini', 'github-copilot', 'factory', 'openclaw', 'muse-code', 'fx'],
+    );
+    expect(lines.slice(0, 2)).toEqual([`claude-code: absent — hooks absent (${user}/.claude/settings.json), MCP server absent (${user}/.claude.json)`, `  ${CLAUDE_SUMMARY}`]);
+    expect(first.stdout).toContain('opencode: not_detected\n');
+    expect(first.stdout).toContain('pi: none (no hooks or MCP server to install)\n  A minimal coding agent.');
+
+    home.run(['mcp', 'install']);
+    expect(home.run(['integrations', 'list']).stdout).toContain(`claude-code: partial — hooks absent (${user}/.claude/settings.json), MCP server installed (${user}/.claude.json)\n`);
+    home.run(['hooks', 'setup']);
+    expect(home.run(['integrations', 'list']).stdout).toMatch(/^claude-code: installed — hooks installed \(.*\), MCP server installed \(.*\)\n(?: {2}.*\n)+codex: installed — /);
+  });
+
+  test('install <runtime> registers the MCP server with Gemini CLI as its settings.json reads it, once, keeping the user’s settings; remove takes exactly that out', () => {
+    mkdirSync(join(user, '.gemini'));
+    writeFileSync(join(user, '.gemini/settings.json'), JSON.stringify(GEMINI_USER, null, 2));
+    const result = home.run(['integrations', 'install', 'gemini']);
+    expect([result.code, result.stdout]).toEqual([0, `gemini: MCP server installed in ${user}/.gemini/settings.json\n`]);
+    const settings = JSON.parse(read('.gemini/settings.json'));
+    expect(Object.keys(settings)).toEqual(['theme', 'mcpServers', 'general']);
+    expect(settings.mcpServers).toEqual({ docs: GEMINI_USER.mcpServers.docs, paneflow: { command: MCP, args: [], trust: true } });
+    expect(JSON.parse(read('.gemini/settings.json.bak'))).toEqual(GEMINI_USER);
+
+    const before = { text: read('.gemini/settings.json'), mtime: statSync(join(user, '.gemini/settings.json')).mtimeMs };
+    expect(home.run(['integrations', 'install', 'gemini']).stdout).toBe(`gemini: MCP server already installed in ${user}/.gemini/settings.json\n`);
+    expect([read('.gemini/settings.json'), statSync(join(user, '.gemini/settings.json')).mtimeMs]).toEqual([before.text, before.mtime]);
+    expect(home.run(['mcp', 'status']).stdout).toContain(`gemini: installed (${user}/.gemini/settings.json)`);
+
+    // The user's own keys on Paneflow's entry stay through a reinstall that moves the binary.
+    const edited = JSON.parse(read('.gemini/settings.json'));
+    edited.mcpServers.paneflow.env = { PANEFLOW_MCP_SCOPE: 'all' };
+    edited.mcpServers.paneflow.command = '/old/paneflow-mcp';
+    writeFileSync(join(user, '.gemini/settings.json'), JSON.stringify(edited));
+    expect(home.run(['integrations', 'list']).stdout).toContain(`gemini: outdated — MCP server outdated (${user}/.gemini/settings.json)`);
+    home.run(['integrations', 'install', 'gemini']);
+    expect(JSON.parse(read('.gemini/settings.json')).mcpServers.paneflow).toEqual({ command: MCP, args: [], trust: true, env: { PANEFLOW_MCP_SCOPE: 'all' } });
+
+    const removed = home.run(['integrations', 'remove', 'gemini']);
+    expect([removed.code, removed.stdout]).toEqual([0, `gemini: MCP server removed from ${user}/.gemini/settings.json\n`]);
+    expect(JSON.parse(read('.gemini/settings.json'))).toEqual(GEMINI_USER);
+    expect(home.run(['integrations', 'remove', 'gemini']).stdout).toBe(`gemini: MCP server not in ${user}/.gemini/settings.json\n`);
+  });
+
+  test('opencode gets a `type: "local"` entry with its argv as `command`, in $XDG_CONFIG_HOME/opencode (else ~/.config/opencode), even before it is detected', () => {
+    const xdg = join(home.dir, 'xdg');
+    mkdirSync(join(xdg, 'opencode'), { recursive: true });
+    writeFileSync(join(xdg, 'opencode/opencode.json'), JSON.stringify(OPENCODE_USER, null, 2));
+    expect(home.run(['integrations', 'install', 'opencode'], { env: { XDG_CONFIG_HOME: xdg } }).code).toBe(0);
+    const config = JSON.parse(readFileSync(join(xdg, 'opencode/opencode.json'), 'utf8'));
+    expect(Object.keys(config)).toEqual(['$schema', 'model', 'mcp']);
+    expect(config.mcp).toEqual({ jira: OPENCODE_USER.mcp.jira, paneflow: { type: 'local', command: [MCP], enabled: true } });
+    expect(home.run(['integrations', 'remove', 'opencode'], { env: { XDG_CONFIG_HOME: xdg } }).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(xdg, 'opencode/opencode.json'), 'utf8'))).toEqual(OPENCODE_USER);
+
+    // Nothing there yet: the file is made, private to the user.
+    delete home.env.XDG_CONFIG_HOME;
+    const fresh = home.run(['integrations', 'install', 'opencode']);
+    expect([fresh.code, fresh.stdout]).toEqual([0, `opencode: MCP server installed in ${user}/.config/opencode/opencode.json\n`]);
+    expect(JSON.parse(read('.config/opencode/opencode.json'))).toEqual({ mcp: { paneflow: { type: 'local', command: [MCP], enabled: true } } });
+    expect(statSync(join(user, '.config/opencode/opencode.json')).mode & 0o777).toBe(0o600);
+  });
+
+  test('a runtime is named by slug or command; Claude Code gets both hooks and MCP server, Codex its post-install step', () => {
+    const claude = home.run(['integrations', 'install', 'claude']);
+    expect([claude.code, claude.stdout]).toEqual([0, `claude-code: hooks installed in ${user}/.claude/settings.json\nclaude-code: MCP server installed in ${user}/.claude.json\n`]);
+    expect(home.run(['integrations', 'install', 'codex']).stdout).toContain('codex: trust the hooks once in Codex with /hooks\n');
+    // Only the named runtime was touched.
+    expect(read('.codex/config.toml')).toContain('[mcp_servers.paneflow]');
+    expect(home.run(['integrations', 'remove', 'claude-code']).code).toBe(0);
+    expect(json('.claude/settings.json')).toEqual(USER_SETTINGS);
+    expect(read('.codex/config.toml')).toContain('[mcp_servers.paneflow]');
+  });
+
+  test('refused, changing nothing: an unknown runtime (exit 2), one with nothing to wire (exit 1), a missing name (exit 2)', () => {
+    const before = snapshot();
+    const unknown = home.run(['integrations', 'install', 'claudia']);
+    expect([unknown.code, unknown.stdout]).toEqual([2, '']);
+    expect(unknown.stderr).toMatch(/^paneflow: unknown runtime 'claudia'; one of: claude-code, codex, opencode, pi, /);
+    const nothing = home.run(['integrations', 'remove', 'pi']);
+    expect([nothing.code, nothing.stdout]).toEqual([1, '']);
+    expect(nothing.stderr).toBe('paneflow: pi: Pi has no integration to install (no hooks, no MCP server list); these do: claude-code, codex, opencode, gemini\n');
+    expect(home.run(['integrations', 'install']).code).toBe(2);
+    expect(home.run(['integrations', 'frobnicate', 'gemini']).code).toBe(2);
+    expect(snapshot()).toEqual(before);
+  });
+
+  test('a malformed file is never rewritten: its path, line and column on stderr, exit 1, no backup', () => {
+    mkdirSync(join(user, '.gemini'));
+    const broken = '{\n  "theme": "Dracula",\n  "mcpServers": { "docs": { "command": "docs-mcp" } },,\n}\n';
+    writeFileSync(join(user, '.gemini/settings.json'), broken);
+    const before = snapshot();
+    for (const verb of ['install', 'remove']) {
+      const result = home.run(['integrations', verb, 'gemini']);
+      expect([result.code, result.stdout]).toEqual([1, '']);
+      expect(result.stderr).toMatch(new RegExp(`^paneflow: gemini: ${user}/\\.gemini/settings\\.json is not valid JSON \\(.* at line 3 column 55\\); left untouched\\n$`));
+    }
+    expect(snapshot()).toEqual(before);
+    expect(home.run(['integrations', 'list']).stdout).toContain('gemini: absent — MCP server absent (');
+
+    // Valid JSON in a shape that is not the agent's: also left as it is.
+    writeFileSync(join(user, '.gemini/settings.json'), '{"mcpServers": ["docs"]}');
+    const shape = home.run(['integrations', 'install', 'gemini']);
+    expect(shape.code).toBe(1);
+    expect(shape.stderr).toContain(`${user}/.gemini/settings.json: "mcpServers" is not an object; left untouched`);
+    expect(read('.gemini/settings.json')).toBe('{"mcpServers": ["docs"]}');
   });
 });

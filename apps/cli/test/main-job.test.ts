@@ -24,7 +24,15 @@ describe('the main job', () => {
   test('with no display it says so and runs headless: the instance, the demo workspace, the live agent table', async () => {
     const stderr = await headless({});
     expect(stderr).toContain('paneflow: no display (DISPLAY and WAYLAND_DISPLAY are unset); running headless');
+    expect(stderr).not.toContain('paneflow startup:');
     expect(home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ name: string }> }>().surfaces.map((s) => s.name)).toEqual(expect.arrayContaining(['demo-agent']));
+  });
+
+  test('PANEFLOW_STARTUP_TRACE=1 prints each start-up phase with its time, in order', async () => {
+    const stderr = await headless({ PANEFLOW_STARTUP_TRACE: '1' });
+    const phases = [...stderr.matchAll(/^paneflow startup: (.+) at (\d+\.\d) ms \(\+(\d+\.\d) ms\)$/gm)].map((m) => [m[1], Number(m[2])] as const);
+    expect(phases.map(([phase]) => phase)).toEqual(['desktop or headless decided', 'instance ready', 'demo workspace ready']);
+    for (let i = 1; i < phases.length; i++) expect(phases[i][1]).toBeGreaterThanOrEqual(phases[i - 1][1]);
   });
 
   test('with a display but no Electron runtime it says that instead, and still runs headless', async () => {

@@ -1,6 +1,7 @@
 import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openDesktop, type Harness } from './harness';
@@ -145,6 +146,8 @@ describe('the renderer against a real instance', () => {
     const row = page.locator(`.agent[data-surface="${agent}"]`);
     expect(await row.locator('.badge').textContent()).toBe('Need you');
     expect(await row.locator('.message').textContent()).toBe('approve Bash: please ask permission');
+    // The agent's pane header says it too (§3.9: any program).
+    expect(await page.locator(`.pane[data-surface="${agent}"] header .declared`).textContent()).toBe('blocked: permission · approve Bash: please ask permission');
     expect(await page.locator('.agent').first().getAttribute('data-surface')).toBe(String(agent));
     expect(Number(await page.locator(`.agent[data-surface="${other}"]`).count())).toBe(1);
     await shot('need-you');
@@ -356,5 +359,130 @@ describe('the renderer against a real instance', () => {
     await page.locator(`.pane[data-surface="${keys}"] .term-host`).click();
     await page.keyboard.press('Control+Shift+W');
     await until(async () => !(await listed()).includes(keys), 'the focused shell closed by Ctrl+Shift+W');
+  });
+  test('the new-pane menu offers a shell and the runtimes’ presets; a preset opens a pane running its command with its env', async () => {
+    await page.locator('.tab', { hasText: 'shells' }).click();
+    await until(async () => (await page.locator(`.pane[data-surface="${shell}"]`).count()) === 1, 'the shells workspace in front');
+    const before = (await home.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id);
+    await page.locator(`.pane[data-surface="${shell}"] header .new-pane-button`).click();
+    const menu = page.locator('.new-pane-menu');
+    expect(await menu.locator('.launcher').allTextContents()).toEqual(['Shell', 'Claude Code team', 'OpenClaw TUI']);
+    expect(await menu.locator('[data-preset="claude_code_team"]').getAttribute('title')).toBe('Claude Code: claude --teammate-mode tmux');
+    await shot('new-pane-menu');
+    // Escape closes it; nothing opened.
+    await page.keyboard.press('Escape');
+    expect(await menu.count()).toBe(0);
+    await page.locator(`.pane[data-surface="${shell}"] header .new-pane-button`).click();
+    await menu.locator('[data-preset="claude_code_team"]').click();
+    expect(await menu.count()).toBe(0);
+    const made = await until(async () => (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => !before.includes(s.surface_id)), 'the preset’s pane');
+    const status = await until(async () => {
+      const s = await home.rpc('surface.status', { surface_id: made.surface_id });
+      return s.runtime_id === 'claude-code' && s.pid ? s : null;
+    }, 'its agent running');
+    // The preset's argv and env reached the agent's process.
+    expect(readFileSync(`/proc/${status.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--teammate-mode', 'tmux']));
+    expect(readFileSync(`/proc/${status.pid}/environ`, 'utf8').split('\0')).toContain('CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1');
+    await until(async () => (await page.locator(`.pane[data-surface="${made.surface_id}"]`).count()) === 1, 'its pane on the page');
+  });
+
+  test('Done clears when its pane comes in front by any means: a tab switch, `paneflow focus`, the window’s focus', async () => {
+    const up = await home.rpc('workspace.up', { name: 'front', layout: 'even_h', panes: [pane('fronted', 'claude --work-ms 200')] });
+    const agent = up.surfaces[0].surface_id;
+    const unread = async () => (await home.rpc('surface.status', { surface_id: agent })).unread;
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    const turnEndsAway = async () => {
+      expect(home.run(['send', 'fronted', 'a quick task', '--submit', '--scope', 'all']).code).toBe(0);
+      await until(async () => (await rowMark(agent)) === 'done', 'Done');
+      expect(await unread()).toBe(true);
+    };
+
+    // A tab switch to its workspace (no click on the pane).
+    await page.locator('.tab', { hasText: 'shells' }).click();
+    await turnEndsAway();
+    await page.locator('.tab', { hasText: 'front' }).click();
+    await until(async () => (await rowMark(agent)) === 'none' && !(await unread()), 'Done seen on the tab switch');
+
+    // `paneflow focus` from elsewhere.
+    await page.locator('.tab', { hasText: 'shells' }).click();
+    await turnEndsAway();
+    expect(home.run(['focus', 'fronted', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'none' && !(await unread()), 'Done seen when focused from the CLI');
+
+    // In front, but the window is not focused: Done waits for the window to come forward.
+    await page.evaluate(() => (document.hasFocus = () => false));
+    try {
+      await turnEndsAway();
+    } finally {
+      await page.evaluate(() => {
+        delete (document as unknown as { hasFocus?: unknown }).hasFocus;
+        window.dispatchEvent(new Event('focus'));
+      });
+    }
+    await until(async () => (await rowMark(agent)) === 'none' && !(await unread()), 'Done seen on the window’s focus');
+  });
+
+  test('a notification names its reason, pane and workspace, comes once per wait, and a click on it brings the pane forward', async () => {
+    const up = await home.rpc('workspace.up', { name: 'notify', layout: 'even_h', panes: [pane('pinger', 'claude --work-ms 200')] });
+    const agent = up.surfaces[0].surface_id;
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    await page.locator('.tab', { hasText: 'shells' }).click();
+    const mine = () => desktop.notices.filter((n) => n.surface_id === agent);
+    expect(home.run(['send', 'pinger', 'please ask permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'need_you', 'Need you');
+    expect(home.run(['send', 'pinger', '1', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'done', 'Done');
+    await until(() => mine().length >= 2, 'two notices');
+    // The click: the main process pushes `focus` with the notice's pane, as main.ts does.
+    await page.evaluate((id) => (window as unknown as { __paneflowDeliver(c: string, a: unknown[]): void }).__paneflowDeliver('focus', [id]), agent);
+    await until(async () => (await page.locator('.tab.active').textContent()) === 'notify', 'its workspace in front');
+    await until(async () => (await rowMark(agent)) === 'none', 'its Done seen');
+    expect((await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === 'notify')?.focus).toBe(agent);
+    expect(mine().map((n) => [n.title, n.body])).toEqual([
+      ['Needs input: pinger in notify', 'approve Bash: please ask permission'],
+      ['Finished: pinger in notify', expect.any(String)],
+    ]);
+  });
+
+  test('reduce_motion applies live: the spinner stops and starts again as the config changes', async () => {
+    const up = await home.rpc('workspace.up', { name: 'motion', layout: 'even_h', panes: [pane('mover', 'claude --work-ms 30000')] });
+    const agent = up.surfaces[0].surface_id;
+    const clock = () => page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running);
+    const mark = () => page.locator(`.agent[data-surface="${agent}"] .mark`).textContent();
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    expect(home.run(['send', 'mover', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(agent)) === 'working' && (await clock()), 'the spinner turning');
+    try {
+      home.writeConfig({ reduce_motion: true });
+      await until(async () => !(await clock()) && (await mark()) === '●', 'a static mark and no clock, in the same page');
+      home.writeConfig({});
+      await until(async () => (await clock()) && (await mark()) !== '●', 'the spinner again');
+    } finally {
+      home.writeConfig({});
+      home.run(['key', 'mover', 'ctrl-c', '--scope', 'all']);
+    }
+  });
+
+  test('closing a pane whose managed worktree holds uncommitted work keeps the worktree and says so', async () => {
+    const repo = join(home.dir, 'repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'README'), 'hello\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'initial');
+    const spec = join(repo, 'keep.toml');
+    writeFileSync(spec, 'name = "worktrees"\n[[panes]]\nname = "wt-keep"\ncwd = "."\nworktree = "feat/desk-keep"\n');
+    expect(home.run(['up', spec]).code).toBe(0);
+    const worktree = `${repo}.worktrees/feat-desk-keep`;
+    writeFileSync(join(worktree, 'scratch.txt'), 'work in progress\n');
+    const surface = (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.name === 'wt-keep')!.surface_id;
+    await page.locator('.tab', { hasText: 'worktrees' }).click();
+    await page.locator(`.pane[data-surface="${surface}"] header .close-button`).click();
+    const notice = page.locator('.notice', { hasText: 'Worktree kept' });
+    await notice.waitFor({ timeout: 15_000 });
+    expect(await notice.textContent()).toBe(`Worktree kept: ${worktree} (uncommitted changes)`);
+    expect(existsSync(join(worktree, 'scratch.txt'))).toBe(true);
+    await shot('worktree-kept');
   });
 });

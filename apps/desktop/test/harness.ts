@@ -14,7 +14,7 @@ import { dispatcher } from '../src/dispatch';
 export const CHROMIUM = '/usr/bin/chromium';
 // Paths from __dirname hold both here (test/) and in a bundle in dist/ (bench/desktop.mjs).
 const RENDERER = join(__dirname, '../dist/renderer');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json' };
 
 function serveRenderer(): Promise<{ server: Server; url: string }> {

@@ -1,8 +1,8 @@
-import { SOCKET_HIGH_WATER, type HostFrame } from '@paneflow/protocol';
+import { HOST_FOLLOW_MAX_FRAMES, SOCKET_HIGH_WATER, type HostFrame } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 
 /** A follower whose queue passes this many frames is resynchronised with one snapshot. */
-export const FOLLOWER_MAX_FRAMES = 4096;
+export const FOLLOWER_MAX_FRAMES = HOST_FOLLOW_MAX_FRAMES;
 /** Pending status frames of one session beyond this are replaced by one fresh status frame. */
 export const FOLLOWER_MAX_STATUS_BYTES = 256 * 1024;
 
@@ -40,10 +40,14 @@ export class Follower {
   /** The most this follower has held at once, measured each time the queue settles. */
   peakQueuedFrames = 0;
   peakHeldBytes = 0;
+  /** When a frame was last pushed: a keepalive goes only to a follower that heard nothing for a while. */
+  lastPushAt = Date.now();
 
   constructor(
     private readonly connection: FollowerConnection,
     private readonly source: FollowerSource,
+    /** Frames held before the queue is replaced by one snapshot (the follower's `max_frames`). */
+    private readonly maxFrames = FOLLOWER_MAX_FRAMES,
   ) {}
 
   get closed(): boolean {
@@ -61,6 +65,7 @@ export class Follower {
 
   push(frame: HostFrame): void {
     if (this.connection.closed) return;
+    this.lastPushAt = Date.now();
     const line = encode(frame);
     if (frame.type === 'output' || frame.type === 'title') {
       const pending = this.queue.find((e) => e.frame.type === frame.type && 'session' in e.frame && e.frame.session === frame.session);
@@ -85,7 +90,7 @@ export class Follower {
     } else {
       this.enqueue(frame, line);
     }
-    if (this.queue.length > FOLLOWER_MAX_FRAMES) {
+    if (this.queue.length > this.maxFrames) {
       this.resyncs++;
       this.queue = [];
       this.queuedBytes = 0;

@@ -1,6 +1,6 @@
 import { isSameProcess } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
+import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, FOLLOW_KEEPALIVE_MS, HOST_CHECKPOINT_MAX_BYTES, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import { timingSafeEqual } from 'node:crypto';
 import { Follower } from './follower';
@@ -10,9 +10,19 @@ import { planRestart } from './resume';
 
 const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
 
+/**
+ * The largest checkpoint `session.attach` sends: HOST_CHECKPOINT_MAX_BYTES, or a smaller positive
+ * integer in `PANEFLOW_HOST_CHECKPOINT_MAX_BYTES` (read at start, so a test need not fill 64 MiB).
+ */
+export function checkpointMaxBytes(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.PANEFLOW_HOST_CHECKPOINT_MAX_BYTES);
+  return Number.isSafeInteger(given) && given > 0 ? Math.min(given, HOST_CHECKPOINT_MAX_BYTES) : HOST_CHECKPOINT_MAX_BYTES;
+}
+
 /** The host's methods (REFERENCE.md §1.2), over the host's sessions. */
 export function hostMethods(host: Host): Handlers<HostMethods> {
   const { sessions, manifests } = host;
+  const maxCheckpointBytes = checkpointMaxBytes(process.env);
   return {
     'host.hello': ({ protocol, secret }, { connection }) => {
       const given = Buffer.from(secret ?? '');
@@ -72,6 +82,9 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'session.attach': async ({ session, scrollback }) => {
       const found = host.find(session);
       const checkpoint = await found.terminal.checkpoint(scrollback ?? CHECKPOINT_SCROLLBACK_MAX);
+      const bytes = Buffer.byteLength(checkpoint.checkpoint);
+      // A mirror can ask again with less scrollback.
+      if (bytes > maxCheckpointBytes) throw new RpcError(ErrorCode.CheckpointTooLarge, `the checkpoint is ${bytes} bytes, over ${maxCheckpointBytes}`, { reason: 'checkpoint_too_large', bytes, max: maxCheckpointBytes });
       return { ...checkpoint, instance: host.instance, generation: found.generation };
     },
     'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
@@ -155,11 +168,20 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       return { stored: true, hook_revision: hook.revision };
     },
     'agent.snapshot': ({ session }) => ({ sessions: session ? [host.find(session).state()] : [...sessions.values()].map((s) => s.state()) }),
-    'agent.follow': (_params, { connection }) =>
+    'agent.follow': ({ max_frames, keepalive }, { connection }) =>
       new StreamReply({ following: true as const }, () => {
-        const follower = new Follower(connection, { snapshot: () => host.snapshotFrame(), statusFrame: (id) => host.statusFrame(id) });
+        const follower = new Follower(connection, { snapshot: () => host.snapshotFrame(), statusFrame: (id) => host.statusFrame(id) }, max_frames);
         host.followers.add(follower);
-        connection.onClose(() => host.followers.delete(follower));
+        // Checked every 10 s, and sent only after 10 s of silence: a busy follow gets none.
+        const ticker = keepalive
+          ? setInterval(() => {
+              if (Date.now() - follower.lastPushAt >= FOLLOW_KEEPALIVE_MS) follower.push({ type: 'keepalive', at_ms: Date.now(), seq: host.sentFrames });
+            }, FOLLOW_KEEPALIVE_MS)
+          : null;
+        connection.onClose(() => {
+          host.followers.delete(follower);
+          if (ticker) clearInterval(ticker);
+        });
         follower.push(host.snapshotFrame());
       }),
   };

@@ -1,9 +1,9 @@
 import { hostSecretPath, writeTextAtomic, type Endpoints } from '@paneflow/instance';
-import { ErrorCode, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
+import { ErrorCode, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
 import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Follower } from './follower';
 import { ManifestStore } from './manifests';
@@ -43,7 +43,18 @@ export class Host {
     this.manifests.adopt({ bootId: bootId(), hostSocketLeft: existsSync(this.endpoints.hostSocket) });
     // Before the socket exists: a client that reaches this host can always read its secret.
     writeTextAtomic(hostSecretPath(this.endpoints.home), this.secret, 0o600);
-    this.server = new RpcServer<HostMethods>({ methods: HostMethods, handlers, mode: 'multi', first: 'host.hello', lineDeadlineMs: REQUEST_DEADLINE_MS, log: this.log });
+    this.server = new RpcServer<HostMethods>({
+      methods: HostMethods,
+      handlers,
+      mode: 'multi',
+      first: 'host.hello',
+      lineDeadlineMs: REQUEST_DEADLINE_MS,
+      maxLineBytes: HOST_DATA_FRAME_BYTES,
+      maxControlBytes: HOST_CONTROL_FRAME_BYTES,
+      dataMethods: ['session.input'],
+      maxPending: HOST_CONNECTION_QUEUE,
+      log: this.log,
+    });
     await this.server.listen(this.endpoints.hostSocket);
   }
 
@@ -237,6 +248,8 @@ export class Host {
     this.sessions.get(id)?.dispose();
     this.sessions.delete(id);
     this.manifests.remove(id);
+    // Serve's subagent markers (REFERENCE.md §1.1) go with the session.
+    rmSync(join(this.endpoints.home, 'host', 'session-data', id), { recursive: true, force: true });
     this.broadcast({ type: 'removed', at_ms: Date.now(), session: id });
   }
 

@@ -1,4 +1,4 @@
-import { SOCKET_HIGH_WATER, type HostFrame, type WireRecord } from '@paneflow/protocol';
+import { FOLLOW_QUEUE_FRAMES, SOCKET_HIGH_WATER, type HostFrame, type WireRecord } from '@paneflow/protocol';
 import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES, Follower, type FollowerConnection } from '../src/follower';
 
 type Status = Extract<HostFrame, { type: 'status' }>;
@@ -39,11 +39,18 @@ class FakeHost {
   readonly records = new Map<string, WireRecord[]>();
   readonly follower: Follower;
 
-  constructor(readonly socket: ClientSocket) {
-    this.follower = new Follower(socket, {
-      snapshot: () => ({ type: 'snapshot', at_ms: 0, seq: this.seq, sessions: [] }),
-      statusFrame: (session) => this.status(session),
-    });
+  constructor(
+    readonly socket: ClientSocket,
+    maxFrames?: number,
+  ) {
+    this.follower = new Follower(
+      socket,
+      {
+        snapshot: () => ({ type: 'snapshot', at_ms: 0, seq: this.seq, sessions: [] }),
+        statusFrame: (session) => this.status(session),
+      },
+      maxFrames,
+    );
   }
 
   /** The session's records change: `count` records whose messages are `msgBytes` long. */
@@ -90,10 +97,10 @@ const lineOf = (frame: HostFrame) => JSON.stringify(frame) + '\n';
 const bytesOf = (frames: HostFrame[]) => frames.reduce((sum, frame) => sum + lineOf(frame).length, 0);
 
 /** A host whose follower's socket is already full: from here on every frame waits in the queue. */
-function stalledHost(): FakeHost {
+function stalledHost(maxFrames?: number): FakeHost {
   const socket = new ClientSocket(false);
   socket.bufferedBytes = SOCKET_HIGH_WATER;
-  return new FakeHost(socket);
+  return new FakeHost(socket, maxFrames);
 }
 
 describe('Follower', () => {
@@ -156,6 +163,14 @@ describe('Follower', () => {
 
     host.socket.drain();
     expect(host.socket.frames()).toEqual([snapshot]);
+  });
+
+  test("a follower's own max_frames (serve asks 1024, REFERENCE.md §1.3) is its frame limit", () => {
+    const host = stalledHost(FOLLOW_QUEUE_FRAMES);
+    for (let i = 0; i < FOLLOW_QUEUE_FRAMES; i++) host.removed(`s${i}`);
+    expect({ queued: host.follower.queued, resyncs: host.follower.resyncs }).toEqual({ queued: FOLLOW_QUEUE_FRAMES, resyncs: 0 });
+    host.removed('one-too-many');
+    expect({ queued: host.follower.queued, resyncs: host.follower.resyncs }).toEqual({ queued: 1, resyncs: 1 });
   });
 
   test('however long a follower stalls, it holds at most its socket allowance, one status limit per session and the frame limit', () => {

@@ -4,7 +4,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BUILD_ID } from '@paneflow/instance/build-id';
 import { resolveEndpoints } from '@paneflow/instance/endpoints';
-import { listPanes, readPane, READ_ONLY, schemas, scriptingOn, searchPane, ToolError, writePane, type Context } from './tools';
+import { listInbox, listPanes, readPane, READ_ONLY, schemas, scriptingOn, searchPane, ToolError, writePane, type Context } from './tools';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
 
@@ -32,6 +32,15 @@ async function main(): Promise<void> {
     'list_panes',
     { description: `The panes of ${scope}: surface_id, name, title, cwd, cmd, workspace. Fenced as untrusted terminal data.`, inputSchema: schemas.list_panes, annotations: READ_ONLY },
     () => answer(() => listPanes(context)),
+  );
+  server.registerTool(
+    'list_inbox',
+    {
+      description: `The agents of ${scope} waiting for their person, oldest first: surface_id, workspace, tool, kind (permission, question, auth), message, waiting_ms, and the answers \`paneflow answer\` accepts. Fenced.`,
+      inputSchema: schemas.list_inbox,
+      annotations: READ_ONLY,
+    },
+    () => answer(() => listInbox(context)),
   );
   server.registerTool(
     'read_pane',

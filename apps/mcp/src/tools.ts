@@ -60,6 +60,7 @@ export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempoten
 
 export const schemas = {
   list_panes: z.object({}).strict(),
+  list_inbox: z.object({}).strict(),
   read_pane: z
     .object({
       target: Target,
@@ -97,6 +98,23 @@ export async function listPanes(context: Context): Promise<string> {
     workspace_id,
   }));
   return fence(JSON.stringify({ panes }, null, 2), { source: 'surface.list', scope: context.scope });
+}
+
+/**
+ * The agents of the scope waiting for their person, oldest first (`paneflow inbox`). Their messages
+ * are an agent's own words: shown as every face shows them, and fenced.
+ */
+export async function listInbox(context: Context): Promise<string> {
+  const inScope = new Set((await scopedPanes(context)).map((p) => p.surface_id));
+  const items = (await request(context, 'fleet.inbox', {})).items
+    .filter((item) => inScope.has(item.surface_id))
+    .map((item) => ({
+      ...item,
+      surface_name: item.surface_name === null ? null : displayText(item.surface_name),
+      workspace_name: displayText(item.workspace_name),
+      message: item.message === null ? null : displayText(item.message),
+    }));
+  return fence(JSON.stringify({ items }, null, 2), { source: 'fleet.inbox', scope: context.scope });
 }
 
 export async function readPane(context: Context, args: Args<'read_pane'>): Promise<string> {

@@ -54,9 +54,9 @@ describe('paneflow-mcp with the scripting gate off', () => {
     home.cleanup();
   });
 
-  test('the SDK client lists three read-only tools, and no write_pane', async () => {
+  test('the SDK client lists four read-only tools, and no write_pane', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['list_panes', 'read_pane', 'search_pane']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['list_inbox', 'list_panes', 'read_pane', 'search_pane']);
     for (const tool of tools) {
       expect(tool.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
@@ -176,7 +176,7 @@ describe('paneflow-mcp with the scripting gate off', () => {
       send({ method: 'notifications/initialized' });
       send({ id: 2, method: 'tools/list', params: {} });
       const list = (await reply(2)).result as { tools: Array<{ name: string; inputSchema: Record<string, unknown> }> };
-      expect(list.tools.map((t) => t.name).sort()).toEqual(['list_panes', 'read_pane', 'search_pane']);
+      expect(list.tools.map((t) => t.name).sort()).toEqual(['list_inbox', 'list_panes', 'read_pane', 'search_pane']);
       expect(list.tools.find((t) => t.name === 'read_pane')!.inputSchema).toMatchObject({ required: ['target'], additionalProperties: false });
       send({ id: 3, method: 'tools/call', params: { name: 'search_pane', arguments: { target: 'build', pattern: 'alpha-marker' } } });
       expect(text((await reply(3)).result)).toMatch(/^line \d+: alpha-marker/m);
@@ -234,6 +234,26 @@ describe('paneflow-mcp with the scripting gate on', () => {
     }
     // Nothing reached it: still asking, its screen as it was.
     expect(await home.rpc('surface.status', { surface_id: id })).toMatchObject({ state: 'waiting_for_input', output_generation: before });
+  });
+
+  test('list_inbox lists the waiting agents of its workspace only, fenced, their messages cleaned', async () => {
+    const asker = (name: string) => ({ name, cwd: ROOT, command: 'claude --block', focus: false, env: {} });
+    const mine = await home.rpc('workspace.up', { name: 'inbox-mine', layout: 'even_h', panes: [asker('mine-asker')] });
+    const theirs = await home.rpc('workspace.up', { name: 'inbox-theirs', layout: 'even_h', panes: [asker('their-asker')] });
+    const ids = [mine.surfaces[0].surface_id, theirs.surfaces[0].surface_id];
+    for (const id of ids) await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared', 'the fixture agent declared');
+    // A bidi override in what it is asked comes back in its message; the inbox must not pass it on.
+    for (const id of ids) await home.rpc('surface.send_text', { surface_id: id, text: 'deploy \u202eevil', submit: true, scope: 'all' });
+    for (const id of ids) await until(async () => (await home.rpc('surface.status', { surface_id: id })).state === 'waiting_for_input', 'the agent asks');
+    const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: mine.workspace.id });
+    try {
+      const { body } = unfence(text(await client.callTool({ name: 'list_inbox', arguments: {} })), 'fleet.inbox', 'workspace');
+      const { items } = JSON.parse(body) as { items: Array<Record<string, unknown>> };
+      expect(items).toHaveLength(1);
+      expect(items[0]).toMatchObject({ surface_id: ids[0], surface_name: 'mine-asker', workspace_name: 'inbox-mine', kind: 'permission', message: 'approve Bash: deploy evil', answers: { choices: ['yes', 'always', 'no'], text: false } });
+    } finally {
+      await client.close();
+    }
   });
 
   test('write_pane with submit confirms the turn started, as send --submit does: a submit the agent ignores is an error result (not_started)', async () => {

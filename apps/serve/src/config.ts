@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import type { Presentation } from '@paneflow/protocol';
+import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** REFERENCE.md §10. */
 export interface Config {
@@ -107,11 +108,24 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
   return { config, ignored };
 }
 
-/** The live config: read again when the file changes (checked at most once a second, on use). */
+/** What the faces need of the config (`serve.status`'s `presentation`, `presentation_changed`). */
+export function presentationOf(config: Config): Presentation {
+  return { reduce_motion: config.reduce_motion, attach: config.attach };
+}
+
+/**
+ * The live config: read again when the file changes (checked at most once a second, on use, and
+ * when its directory reports a change, so a shown or hidden agent reaches the faces at once).
+ */
 export class ConfigSource {
   private config: Config = DEFAULT_CONFIG;
   private mtimeMs = -1;
   private checkedAt = 0;
+  private watcher: FSWatcher | null = null;
+  /** Called (on a later turn) when a reload changed which agents are shown. */
+  onVisibilityChange: () => void = () => undefined;
+  /** Called (on a later turn) when a reload changed what the faces show (`presentationOf`). */
+  onPresentationChange: () => void = () => undefined;
 
   constructor(
     readonly path: string,
@@ -126,7 +140,32 @@ export class ConfigSource {
     return this.config;
   }
 
+  /** Watches the file's directory (inotify: no wake-ups while nothing changes); none when it does not exist. */
+  watch(): void {
+    try {
+      this.watcher = watch(dirname(this.path), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(this.path)) this.reload();
+      });
+      this.watcher.on('error', () => this.unwatch());
+    } catch {
+      // No directory yet: the check on use still sees a new file.
+    }
+  }
+
+  unwatch(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
   private reload() {
+    const visibility = JSON.stringify(this.config.visibility);
+    const presentation = JSON.stringify(presentationOf(this.config));
+    this.load();
+    if (JSON.stringify(this.config.visibility) !== visibility) setImmediate(() => this.onVisibilityChange());
+    if (JSON.stringify(presentationOf(this.config)) !== presentation) setImmediate(() => this.onPresentationChange());
+  }
+
+  private load() {
     this.checkedAt = Date.now();
     let mtimeMs: number;
     try {

@@ -64,7 +64,7 @@ export class HostCalls {
  */
 export class ServeContext {
   readonly views = new Map<string, View>();
-  readonly counters: Record<string, number> = { requests: 0, notifications: 0, notifications_rate_limited: 0, status_changes: 0 };
+  readonly counters: Record<string, number> = { requests: 0, notifications: 0, notifications_rate_limited: 0, notifications_hidden: 0, status_changes: 0 };
   readonly host: HostCalls;
 
   constructor(

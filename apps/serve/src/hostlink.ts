@@ -1,24 +1,56 @@
 import { connectHost, type Endpoints, ensureHost } from '@paneflow/instance';
-import { ErrorCode, type HostFrame, type HostMethods, type Manifest, type MethodName, type ParamsOf, type ResultOf, RpcError } from '@paneflow/protocol';
+import {
+  ErrorCode,
+  FOLLOW_QUEUE_FRAMES,
+  FOLLOW_READ_TIMEOUT_MS,
+  HOST_CONNECTION_QUEUE,
+  type HostFrame,
+  type HostMethods,
+  type Manifest,
+  type MethodName,
+  type ParamsOf,
+  type ResultOf,
+  RpcError,
+} from '@paneflow/protocol';
 import type { RpcConnection } from '@paneflow/rpc';
 
 const RECONNECT_MS = 1000;
 
+/** A frame of the follow that says something about sessions (keepalives stop at the link). */
+export type SessionsFrame = Exclude<HostFrame, { type: 'keepalive' }>;
+
 /**
- * serve's connection to the host: hello, the full session list, then `agent.follow`. When the
- * host goes away, every request fails with -32010 and the link starts the host again and
- * reconnects every second; each connection begins with a fresh list and snapshot.
+ * How long serve's follow may stay silent before serve drops the connection and reconnects:
+ * FOLLOW_READ_TIMEOUT_MS, or a positive integer in `PANEFLOW_SERVE_FOLLOW_TIMEOUT_MS` (read at
+ * start, so a test need not wait 30 s).
+ */
+export function followTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.PANEFLOW_SERVE_FOLLOW_TIMEOUT_MS);
+  return Number.isSafeInteger(given) && given > 0 ? given : FOLLOW_READ_TIMEOUT_MS;
+}
+
+/**
+ * serve's connection to the host: hello, the full session list, then `agent.follow` (§1.3: a
+ * queue of 1024 frames on the host's side, replaced by a fresh snapshot when serve lags; a
+ * keepalive after 10 s of quiet, so 30 s of silence means a host that hangs: serve drops the
+ * connection). When the host goes away, every request fails with -32010 and the link starts the
+ * host again and reconnects every second; each connection begins with a fresh list and snapshot.
+ * At most 64 requests wait for the host's answers at once (its per-connection queue); more wait here.
  */
 export class HostLink {
   private connection: RpcConnection<HostMethods> | null = null;
   private stopped = false;
+  private silence: NodeJS.Timeout | null = null;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly followTimeoutMs = followTimeoutMs(process.env);
   instance: string | null = null;
 
   constructor(
     private readonly endpoints: Endpoints,
     private readonly handlers: {
       connected(manifests: Manifest[]): void;
-      frame(frame: HostFrame): void;
+      frame(frame: SessionsFrame): void;
       disconnected(): void;
     },
     private readonly log: (message: string) => void,
@@ -40,15 +72,21 @@ export class HostLink {
         const { sessions } = await connection.request('session.list', {});
         this.instance = hello.instance;
         this.connection = connection;
-        connection.onFrame((frame) => this.handlers.frame(frame as HostFrame));
+        connection.onFrame((frame) => {
+          this.heard(connection);
+          if (frame.type !== 'keepalive') this.handlers.frame(frame as SessionsFrame);
+        });
         connection.onClose(() => {
+          if (this.silence) clearTimeout(this.silence);
+          this.silence = null;
           if (this.connection !== connection) return;
           this.connection = null;
           this.handlers.disconnected();
           if (!this.stopped) setTimeout(() => void this.connect(), RECONNECT_MS);
         });
         this.handlers.connected(sessions);
-        await connection.request('agent.follow', {});
+        this.heard(connection);
+        await connection.request('agent.follow', { max_frames: FOLLOW_QUEUE_FRAMES, keepalive: true });
         this.log(`following host ${hello.instance} (${sessions.length} sessions)`);
         return;
       } catch (error) {
@@ -58,20 +96,38 @@ export class HostLink {
     }
   }
 
+  /** A frame came: the follow is alive for another read timeout. */
+  private heard(connection: RpcConnection<HostMethods>) {
+    if (this.silence) clearTimeout(this.silence);
+    this.silence = setTimeout(() => {
+      this.log(`the host sent nothing for ${this.followTimeoutMs} ms; reconnecting`);
+      connection.destroy();
+    }, this.followTimeoutMs);
+  }
+
   async request<M extends MethodName<HostMethods>>(method: M, params: ParamsOf<HostMethods, M>, timeoutMs?: number): Promise<ResultOf<HostMethods, M>> {
-    const connection = this.connection;
-    if (!connection || connection.closed) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
+    if (!this.available) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
+    if (this.inFlight < HOST_CONNECTION_QUEUE) this.inFlight++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
+      const connection = this.connection;
+      if (!connection || connection.closed) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
       // `send`, not `request`: awaiting the generic result type costs the type checker seconds.
       return (await connection.send(method, params, { timeoutMs })) as ResultOf<HostMethods, M>;
     } catch (error) {
       if (error instanceof RpcError) throw error;
       throw new RpcError(ErrorCode.HostUnavailable, `the host is unavailable: ${(error as Error).message}`, { reason: 'host_unavailable' });
+    } finally {
+      // The slot goes straight to the next waiting request, so no newcomer can take it first.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight--;
     }
   }
 
   close(): void {
     this.stopped = true;
+    if (this.silence) clearTimeout(this.silence);
     this.connection?.close();
   }
 }

@@ -1,12 +1,14 @@
-import { ErrorCode, leaves, RpcError, splitPane, SURFACE_CHANGED_MS, type HostFrame, type Manifest } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, leaves, RpcError, splitPane, SURFACE_CHANGED_MS, type Manifest } from '@paneflow/protocol';
 import type { ServeContext } from './context';
+import type { HookIntake } from './hooks';
+import type { SessionsFrame } from './hostlink';
 import type { Readiness } from './prompts';
 import type { Restorer } from './restore';
 import type { Reduction } from './status';
 import { agentFrom, applyState, viewFromManifest, type View } from './views';
 import type { Workspaces } from './workspaces';
 
-type SessionFrame = Extract<HostFrame, { session: string }>;
+type SessionFrame = Extract<SessionsFrame, { session: string }>;
 
 /** Stopping a session's process tree may take the host a while (TERM, then KILL). */
 const STOP_TIMEOUT_MS = 15_000;
@@ -36,6 +38,7 @@ export class SessionMirror {
     private readonly readiness: Readiness,
     private readonly workspaces: Workspaces,
     private readonly restorer: Restorer,
+    private readonly hooks: HookIntake,
   ) {}
 
   /** A (re)connection to the host: its full list of sessions is the truth about what exists. */
@@ -153,9 +156,10 @@ export class SessionMirror {
     if (view?.clockTimer) clearTimeout(view.clockTimer);
     this.ctx.views.delete(session);
     this.ctx.model.entries.delete(session);
+    this.hooks.forget(session);
   }
 
-  onHostFrame(frame: HostFrame): void {
+  onHostFrame(frame: SessionsFrame): void {
     if (frame.type === 'snapshot') {
       for (const state of frame.sessions) {
         if (this.abandoned.has(state.session)) this.discard(state.session);
@@ -184,8 +188,11 @@ export class SessionMirror {
     switch (frame.type) {
       case 'lifecycle': {
         const before = view.lifecycle;
+        const agent = view.agent;
         view.lifecycle = frame.lifecycle;
         view.exitCode = frame.exit_code;
+        // A new generation runs under the host serve follows, which speaks serve's protocol.
+        if (frame.generation !== view.generation) view.hostProtocol = HOST_PROTOCOL_VERSION;
         view.generation = frame.generation;
         if (view.lifecycle !== 'lost') view.lost = null;
         this.reduction.reduce(view);
@@ -194,6 +201,7 @@ export class SessionMirror {
           this.reduction.announce(view);
         }
         this.restorer.changed(view);
+        if (before === 'live' && (frame.lifecycle === 'exited' || frame.lifecycle === 'failed')) this.hooks.sessionEnded(view, agent, frame.pid, frame.exit_code);
         return;
       }
       case 'resume':
@@ -221,7 +229,9 @@ export class SessionMirror {
         view.foregroundCmd = frame.foreground_cmd;
         view.foregroundCwd = frame.foreground_cwd;
         // An exited session keeps the agent that was in front when it exited.
+        const previous = view.agent;
         if (view.lifecycle === 'live' || frame.observation) view.agent = agentFrom(frame.observation, view.agent, now);
+        if (view.lifecycle === 'live') this.hooks.observed(view, previous);
         this.reduction.reduce(view);
         this.reduction.publishSessionChanged(view);
         if (moved && pane) this.workspaces.surfaceUpdated(pane);

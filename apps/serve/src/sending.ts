@@ -1,5 +1,6 @@
 import { inTurn, MAX_SEND_TEXT_BYTES, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
+import { answerInput, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
 import type { Reduction } from './status';
 import type { Workspaces } from './workspaces';
@@ -36,37 +37,10 @@ export class Sending {
       throw refusedByState(`agent_busy: surface ${surface_id} is ${before.state}; a submit now would answer it`, 'agent_busy');
     }
     // Watched before sending, so that no transition can come and go unseen.
-    const transitions: Transition[] = [];
-    const wakers = new Set<() => void>();
-    const unwatch = confirming
-      ? this.reduction.watch(view.session, (change) => {
-          transitions.push(change);
-          for (const wake of wakers) wake();
-        })
-      : null;
-    const waitFor = (test: () => boolean) =>
-      new Promise<boolean>((resolve) => {
-        if (test()) return resolve(true);
-        const wake = () => {
-          if (!test()) return;
-          clearTimeout(timer);
-          wakers.delete(wake);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          wakers.delete(wake);
-          resolve(test());
-        }, SUBMIT_CONFIRM_MS);
-        wakers.add(wake);
-      });
+    const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
     try {
-      // An agent gets its Enter apart from the paste, after a pause, or it may take it as part of it.
       const deferred = submit && usePaste;
-      const written = await ctx.host.request('session.input', { session: pane.session, text: submit && !deferred ? text + '\r' : text, origin: 'automation', paste: usePaste });
-      if (deferred) {
-        await new Promise((resolve) => setTimeout(resolve, ctx.config.current.submit_paste_delay_ms));
-        await ctx.host.request('session.input', { session: pane.session, text: '\r', origin: 'automation' });
-      }
+      const written = await this.type(pane.session, text, submit, usePaste);
       const result = {
         surface_id,
         sent: true,
@@ -77,7 +51,8 @@ export class Sending {
         terminal_bracketed_paste: written.bracketed_paste_mode,
         state_seq: before.state_seq,
       };
-      if (!confirming) return result;
+      if (!watched) return result;
+      const { transitions, waitFor } = watched;
       let reason = before.reason;
       if (reason === 'detecting') {
         // Classified when its detection window ends.
@@ -88,7 +63,57 @@ export class Sending {
       const started = await waitFor(() => transitions.some((t) => t.state_seq > before.state_seq && inTurn(t.state)));
       return { ...result, started, start_reason: started ? ('state_changed' as const) : ('not_started' as const), state_seq: transitions.at(-1)?.state_seq ?? before.state_seq };
     } finally {
-      unwatch?.();
+      watched?.stop();
+    }
+  }
+
+  /**
+   * Writes text for automation; with `submit`, its Enter — apart from a paste, after a pause, or an
+   * agent may take it as part of the paste.
+   */
+  private async type(session: string, text: string, submit: boolean, paste: boolean) {
+    const { host, config } = this.ctx;
+    const deferred = submit && paste;
+    const written = await host.request('session.input', { session, text: submit && !deferred ? text + '\r' : text, origin: 'automation', paste });
+    if (deferred) {
+      await new Promise((resolve) => setTimeout(resolve, config.current.submit_paste_delay_ms));
+      await host.request('session.input', { session, text: '\r', origin: 'automation' });
+    }
+    return written;
+  }
+
+  /**
+   * `surface.answer`: types what the agent's runtime says answers its prompt, only while it still
+   * waits at the `state_seq` the caller saw (so nothing reaches a prompt that came after), and
+   * confirms that the wait ended.
+   */
+  async answer(params: ParamsOf<PublicMethods, 'surface.answer'>): Promise<ResultOf<PublicMethods, 'surface.answer'>> {
+    const { ctx } = this;
+    const { surface_id, answer, state_seq, scope, workspace_id } = params;
+    if (!ctx.capabilities.scripting && !ctx.config.current.ai_unrestricted) throw disabled('surface.answer', 'PANEFLOW_IPC_SCRIPTING');
+    const pane = ctx.pane(surface_id);
+    this.workspaces.checkScope(pane, scope, workspace_id);
+    const view = ctx.view(pane);
+    const before = this.reduction.statusOf(view, pane);
+    if (before.state !== 'waiting_for_input' || before.state_seq !== state_seq) {
+      throw refusedByState(`not_waiting: surface ${surface_id} is ${before.state} at state_seq ${before.state_seq}, not waiting at ${state_seq}`, 'not_waiting');
+    }
+    const runtime = before.runtime_id ? ctx.catalog.bySlug.get(before.runtime_id) : undefined;
+    const kind = before.declared?.kind ?? null;
+    const accepted = answersFor(runtime, kind);
+    if (!accepted) throw refusedByState(`no_answers: ${before.tool ?? 'this agent'} has no answers for ${kind ?? 'this'} prompt; answer by hand in the pane`, 'no_answers');
+    const input = answerInput(runtime, kind, answer);
+    if (!input) throw invalid(`'${answer}' is not an answer to this prompt; it takes ${accepted.choices.join(', ')}`, 'unknown_answer', 'answer');
+    const watched = watchTransitions(this.reduction, view.session);
+    try {
+      if ('keys' in input) await ctx.host.request('session.input', { session: pane.session, text: input.keys, origin: 'automation' });
+      else await this.type(pane.session, input.text, true, true);
+      const moved = () => watched.transitions.some((t) => t.state_seq > state_seq && t.state !== 'waiting_for_input');
+      const left = await watched.waitFor(moved);
+      const now = this.reduction.statusOf(view, pane);
+      return { surface_id, answered: true, left_waiting: left, state: now.state, state_seq: now.state_seq };
+    } finally {
+      watched.stop();
     }
   }
 
@@ -99,4 +124,33 @@ export class Sending {
     await this.ctx.host.request('session.key', { session: pane.session, keystroke: params.keystroke, origin: 'automation' });
     return { sent: true };
   }
+}
+
+/**
+ * The status changes of one session from now on, and a wait (up to SUBMIT_CONFIRM_MS) for them to
+ * pass a test: watched before anything is typed, so that no transition comes and goes unseen.
+ */
+function watchTransitions(reduction: Reduction, session: string) {
+  const transitions: Transition[] = [];
+  const wakers = new Set<() => void>();
+  const stop = reduction.watch(session, (change) => {
+    transitions.push(change);
+    for (const wake of wakers) wake();
+  });
+  const waitFor = (test: () => boolean) =>
+    new Promise<boolean>((resolve) => {
+      if (test()) return resolve(true);
+      const wake = () => {
+        if (!test()) return;
+        clearTimeout(timer);
+        wakers.delete(wake);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        wakers.delete(wake);
+        resolve(test());
+      }, SUBMIT_CONFIRM_MS);
+      wakers.add(wake);
+    });
+  return { transitions, waitFor, stop };
 }

@@ -3,7 +3,7 @@ import type { Catalog } from '@paneflow/procscan';
 import { MAX_CONNECTIONS, MAX_SUBSCRIBERS, PublicMethods, REQUEST_DEADLINE_MS } from '@paneflow/protocol';
 import { RpcServer } from '@paneflow/rpc';
 import { join } from 'node:path';
-import type { ConfigSource } from './config';
+import { presentationOf, type ConfigSource } from './config';
 import { ServeContext, type Capabilities } from './context';
 import { EventHub } from './events';
 import { HookIntake } from './hooks';
@@ -56,10 +56,13 @@ export class Serve {
     );
     const ctx = (this.ctx = new ServeContext(endpoints, buildId, capabilities, config, catalog, model, new EventHub(), host, log));
     const reduction = new Reduction(ctx);
+    config.onVisibilityChange = () => reduction.announceAll();
+    config.onPresentationChange = () => ctx.publish({ type: 'presentation_changed', presentation: presentationOf(config.current) });
     const readiness = new Readiness(ctx);
     const workspaces = new Workspaces(ctx);
     restorer = new Restorer(ctx, reduction);
-    mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer);
+    const hooks = new HookIntake(ctx, reduction, workspaces);
+    mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
     const parts: Parts = {
       ctx,
       reduction,
@@ -67,7 +70,7 @@ export class Serve {
       workspaces,
       panes: new Panes(ctx, mirror, readiness, workspaces, reduction),
       sending: new Sending(ctx, reduction, workspaces),
-      hooks: new HookIntake(ctx, reduction, workspaces),
+      hooks,
       restorer,
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
@@ -83,6 +86,7 @@ export class Serve {
   }
 
   async start(): Promise<void> {
+    this.ctx.config.watch();
     await this.ctx.host.start();
     await this.server.listen(this.ctx.endpoints.publicSocket);
   }
@@ -95,6 +99,7 @@ export class Serve {
     await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, drainMs))]);
     this.ctx.events.closeAll();
     this.ctx.model.saveNow();
+    this.ctx.config.unwatch();
     this.ctx.host.close();
     this.onShutdown();
   }

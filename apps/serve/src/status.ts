@@ -1,8 +1,10 @@
 import { isSameProcess } from '@paneflow/proc';
-import type { EventFrameOf, SessionRow, StatusObject } from '@paneflow/protocol';
+import { HOST_PROTOCOL_VERSION, type EventFrameOf, type SessionRow, type StatusObject } from '@paneflow/protocol';
+import { ActivityLog } from './activity';
 import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflow/reducer';
 import type { ServeContext } from './context';
 import type { PaneRecord } from './model';
+import { Subagents } from './subagents';
 import { paneTitle, promptTitle, providerSessionId, stateOf, statusObject, type View } from './views';
 
 /** At most one notification of a kind per pane in this window (OSC7501.md §11.4). */
@@ -21,8 +23,14 @@ export class Reduction {
   private readonly watchers = new Map<string, Set<(change: StatusChange) => void>>();
   /** Status objects' `revision`: from the clock, so a restarted serve's are newer than its predecessor's. */
   private revision = Date.now() * 1000;
+  /** §3.4's bounded log of outcome changes. */
+  readonly activity = new ActivityLog();
+  /** The subagents each agent runs now (§7.2), shown in its status object. */
+  readonly subagents: Subagents;
 
-  constructor(private readonly ctx: ServeContext) {}
+  constructor(private readonly ctx: ServeContext) {
+    this.subagents = new Subagents(ctx.endpoints.home, ctx.log);
+  }
 
   reduce(view: View): void {
     const now = Date.now();
@@ -47,6 +55,10 @@ export class Reduction {
       entry.outcome !== before.outcome ||
       entry.unread !== before.unread ||
       stateOf(view, config, now) !== before.state;
+    if (entry.outcome !== before.outcome && pane) {
+      const runtimeId = view.agent?.runtimeId ?? view.lastRuntimeId;
+      this.activity.append({ at_ms: now, surface_id: pane.surface_id, session: view.session, runtime_id: runtimeId, state_seq: entry.stateSeq, previous: before.outcome, outcome: entry.outcome });
+    }
     if (changed) {
       this.ctx.counters.status_changes++;
       if (pane) this.publishStatus(view, pane);
@@ -58,7 +70,22 @@ export class Reduction {
 
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
-    return { ...statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now()), revision: this.revision };
+    const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
+    return { ...status, hidden: this.hidden(status.runtime_id), subagents: this.subagents.running(view.session, view.generation), revision: this.revision };
+  }
+
+  /**
+   * Whether the config hides this agent (its runtime's `visibility_config_key` set to false, §10):
+   * decided here once, so `fleet.list`, notices and every face's sidebar agree.
+   */
+  hidden(runtimeId: string | null): boolean {
+    const key = runtimeId ? this.ctx.catalog.bySlug.get(runtimeId)?.display.visibility_config_key : undefined;
+    return key !== undefined && this.ctx.config.current.visibility[key] === false;
+  }
+
+  /** Every pane's status again (the config showed or hid agents): faces redraw their sidebars. */
+  announceAll(): void {
+    for (const view of this.ctx.views.values()) this.announce(view);
   }
 
   /** The status object changed outside the reducer (the session's lifecycle, its restart): faces hear it. */
@@ -136,6 +163,10 @@ export class Reduction {
 
   private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
     if (!pane || !view.agent) return;
+    if (this.hidden(view.agent.runtimeId)) {
+      this.ctx.counters.notifications_hidden++;
+      return;
+    }
     const key = `${view.session}:${notice.kind}`;
     const now = Date.now();
     if (now - (this.lastNotice.get(key) ?? 0) < NOTIFICATION_INTERVAL_MS) {
@@ -186,6 +217,8 @@ export class Reduction {
       host_protocol: view.hostProtocol,
       host_build_id: view.hostBuildId,
       updated_at_ms: view.updatedAtMs,
+      // Started by an older host: its launch and records may lack what this serve relies on (§1.3).
+      ...(view.hostProtocol < HOST_PROTOCOL_VERSION ? { restart_recommended: true } : {}),
     };
   }
 

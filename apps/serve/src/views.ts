@@ -1,4 +1,5 @@
 import type { Catalog } from '@paneflow/procscan';
+import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol';
 import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
 import type { Config } from './config';
@@ -108,7 +109,11 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
 /** Applies a host snapshot's state of one session. */
 export function applyState(view: View, state: SessionState, now: number): void {
   // A restarted session is a new agent run: the last one's hook metadata does not describe it.
-  if (state.generation !== view.generation) view.hook = emptyHook();
+  if (state.generation !== view.generation) {
+    view.hook = emptyHook();
+    // Started again under the host serve follows, which speaks serve's protocol (its hello checks it).
+    view.hostProtocol = HOST_PROTOCOL_VERSION;
+  }
   view.generation = state.generation;
   view.generationStartedAtMs = state.generation_started_at_ms;
   view.lifecycle = state.lifecycle;

@@ -5,6 +5,7 @@
 // user's own (checkSocketPath), and says hello to the host with the host's secret.
 import { callChecked, connectChecked, connectHost } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
+import { ErrorCode } from '@paneflow/protocol/errors';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodTable, ParamsOf } from '@paneflow/protocol/schema';
@@ -135,7 +136,10 @@ export class InstanceClient {
         own.onClose(() => retry(mine));
         // Another host instance: the session is gone with the old one, unless it was restarted there.
         replaced = instance !== null && hello.instance !== instance;
-        const begin = await host.request('session.attach', { session });
+        // A screen whose checkpoint passes the host's cap (-32022) is mirrored without its scrollback.
+        const begin = await host
+          .request('session.attach', { session })
+          .catch((error: { code?: number }) => (error.code === ErrorCode.CheckpointTooLarge ? host.request('session.attach', { session, scrollback: 0 }) : Promise.reject(error)));
         if (stopped || mine !== attempt) return own.destroy();
         instance = begin.instance;
         replaced = false;

@@ -101,3 +101,25 @@ test('a mirror across a host crash: lost, then host_replaced while the new host 
   await until(() => /^back-42\r?$/m.test(mirror.output()), 'it takes input');
   client.detach(session);
 });
+
+test("a screen whose checkpoint passes the host's cap (-32022) is mirrored without its scrollback", async () => {
+  // A small cap (the real one is 64 MiB): a few thousand lines of scrollback pass it.
+  const small = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1', PANEFLOW_HOST_CHECKPOINT_MAX_BYTES: '8000' });
+  const capped = new InstanceClient(resolveEndpoints(small.env));
+  try {
+    expect(small.run(['start']).code).toBe(0);
+    const up = await small.rpc('workspace.up', { name: 'capped', layout: 'even_h', panes: [{ cwd: small.dir, command: 'seq 1 3000; PS1="ready$ " exec bash --norc --noprofile -i', focus: true, env: {} }] });
+    const session = up.surfaces[0].session;
+    await until(async () => /ready\$/.test((await small.rpc('surface.read', { surface_id: up.surfaces[0].surface_id, fenced: false })).text) || null, 'the prompt');
+    const mirror = recorder();
+    capped.attach(session, mirror.sink);
+    await until(() => mirror.events.some((e) => e.kind === 'attached'), 'attached');
+    const reset = mirror.events.find((e) => e.kind === 'reset')!.text!;
+    expect(reset).toMatch(/3000/);
+    expect(reset).not.toMatch(/^1\r?$/m);
+    capped.detach(session);
+  } finally {
+    capped.close();
+    small.cleanup();
+  }
+});

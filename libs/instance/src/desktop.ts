@@ -17,3 +17,18 @@ export function desktopLaunch(env: Record<string, string | undefined> = process.
   if (!existsSync(binary)) return { unavailable: 'no Electron runtime is installed' };
   return { command: [binary, main] };
 }
+
+/**
+ * `PANEFLOW_STARTUP_TRACE=1` (REFERENCE.md §10): each start-up phase of `paneflow` with no verb
+ * and of the desktop, with its time since the process started, one line on stderr each. Without
+ * it, a function that does nothing.
+ */
+export function startupTrace(env: Record<string, string | undefined> = process.env, write = (line: string) => void process.stderr.write(line)): (phase: string) => void {
+  if (env.PANEFLOW_STARTUP_TRACE !== '1') return () => undefined;
+  let last = 0;
+  return (phase) => {
+    const now = performance.now();
+    write(`paneflow startup: ${phase} at ${now.toFixed(1)} ms (+${(now - last).toFixed(1)} ms)\n`);
+    last = now;
+  };
+}

@@ -1,5 +1,5 @@
 import texts from 'virtual:paneflow-runtimes';
-import { CatalogError, configDir, parseCatalog, resolveAgent, resolvePath, runtimeCatalog } from '../src';
+import { answerInput, answersFor, CatalogError, configDir, findPreset, parseCatalog, platformOf, resolveAgent, resolvePath, runtimeCatalog, suggestedPresets } from '../src';
 
 const catalog = runtimeCatalog();
 
@@ -93,6 +93,12 @@ describe('a descriptor that breaks the rules fails the catalog, naming the file'
     expect(broken('claude-code', (t) => t.replace(/^config_dir = .*$/m, ''))).toThrow(/sessions: reader 'pid_file' needs 'integration.config_dir'/);
   });
 
+  test('an answers table that answers nothing, or an answer name that is not a word', () => {
+    expect(broken('pi', (t) => `${t}\n[answers.permission]\ntext = false\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers.permission: needs 'choices' or 'text = true'/);
+    expect(broken('pi', (t) => `${t}\n[answers.question]\nchoices = { "Yes!" = "1" }\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers.question.choices/);
+    expect(broken('pi', (t) => `${t}\n[answers.nap]\ntext = true\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers: unknown key 'nap'/);
+  });
+
   test('TOML that does not parse', () => {
     expect(broken('pi', (t) => t + '\nbroken = \n')).toThrow(/runtimes\/pi\/runtime.toml: .*line/);
   });
@@ -123,6 +129,8 @@ describe('where an agent keeps its configuration (`[integration]`)', () => {
     expect(catalog.runtimes.filter((r) => r.integration.mcp_file).map((r) => [r.slug, r.integration.mcp_config])).toEqual([
       ['claude-code', 'claude'],
       ['codex', 'codex'],
+      ['opencode', 'opencode'],
+      ['gemini', 'gemini'],
     ]);
   });
 
@@ -137,5 +145,55 @@ describe('where an agent keeps its configuration (`[integration]`)', () => {
     expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u' }, '/home/u/.claude')).toBe('/home/u/.claude.json');
     expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '/cfg' }, '/cfg')).toBe('/cfg/.claude.json');
     expect(resolvePath(codex.integration.mcp_file!, { HOME: '/home/u' }, '/home/u/.codex')).toBe('/home/u/.codex/config.toml');
+  });
+});
+
+describe('how a waiting agent is answered (`[answers]`)', () => {
+  const claude = catalog.bySlug.get('claude-code')!;
+
+  test("Claude Code's permission menu: a digit per answer, in the menu's order; its question takes text", () => {
+    expect(answersFor(claude, 'permission')).toEqual({ choices: ['yes', 'always', 'no'], text: false });
+    expect(answerInput(claude, 'permission', 'yes')).toEqual({ keys: '1' });
+    expect(answerInput(claude, 'permission', 'no')).toEqual({ keys: '\x1b' });
+    expect(answersFor(claude, 'question')).toEqual({ choices: [], text: true });
+    expect(answerInput(claude, 'question', 'use atlas')).toEqual({ text: 'use atlas' });
+  });
+
+  test('an answer a prompt does not take, a kind without answers, a runtime without any: nothing to type', () => {
+    expect(answerInput(claude, 'permission', 'maybe')).toBeNull();
+    expect(answerInput(claude, 'permission', 'constructor')).toBeNull();
+    expect(answersFor(claude, 'auth')).toBeNull();
+    expect(answersFor(claude, null)).toBeNull();
+    expect(answersFor(catalog.bySlug.get('pi'), 'permission')).toBeNull();
+    expect(answersFor(undefined, 'permission')).toBeNull();
+  });
+});
+
+describe('launcher presets (`[[suggested_presets]]`)', () => {
+  test('Node’s and browsers’ platform names', () => {
+    expect(['linux', 'darwin', 'win32', 'Linux x86_64', 'MacIntel', 'Win32'].map(platformOf)).toEqual(['linux', 'macos', 'windows', 'linux', 'macos', 'windows']);
+  });
+
+  test('the presets of a platform are those of its agents, in display order; an id finds its preset and agent', () => {
+    expect(suggestedPresets(catalog, 'linux').map((p) => [p.id, p.runtime.slug])).toEqual([
+      ['claude_code_team', 'claude-code'],
+      ['openclaw_tui', 'openclaw'],
+    ]);
+    // OpenClaw runs on Linux and macOS only.
+    expect(suggestedPresets(catalog, 'windows').map((p) => p.id)).toEqual(['claude_code_team']);
+    expect(findPreset(catalog, 'openclaw_tui', 'linux')).toMatchObject({ command: 'openclaw tui', runtime: { slug: 'openclaw' } });
+    expect(findPreset(catalog, 'openclaw_tui', 'windows')).toBeNull();
+    expect(findPreset(catalog, 'claude_code_solo', 'linux')).toBeNull();
+  });
+
+  test('a preset limited to some platforms is offered only there', () => {
+    const limited = parseCatalog({ ...texts, openclaw: texts.openclaw.replace('command = "openclaw tui"', 'command = "openclaw tui"\nplatforms = ["macos"]') });
+    expect(suggestedPresets(limited, 'linux').map((p) => p.id)).toEqual(['claude_code_team']);
+    expect(suggestedPresets(limited, 'macos').map((p) => p.id)).toEqual(['claude_code_team', 'openclaw_tui']);
+  });
+
+  test('a preset id used by two runtimes is refused', () => {
+    const twice = { ...texts, openclaw: texts.openclaw.replace('id = "openclaw_tui"', 'id = "claude_code_team"') };
+    expect(() => parseCatalog(twice)).toThrow(/runtimes\/openclaw\/runtime.toml: duplicate preset id 'claude_code_team' \(also in claude-code\)/);
   });
 });

@@ -14,6 +14,10 @@ const frame = <T extends string, P extends Record<string, TSchema>>(type: T, fie
   Type.Object({ type: Type.Literal(type), at_ms: TimeMs, ...fields });
 const pane = { surface_id: SurfaceId, session: Uuid };
 
+/** What the faces need of the config (§10): no animation when `reduce_motion`; attach's prefix key and notifications. */
+export const Presentation = Type.Object({ reduce_motion: Type.Boolean(), attach: Type.Object({ prefix: Type.String(), notifications: Type.Boolean() }) });
+export type Presentation = Static<typeof Presentation>;
+
 /** An accepted hook frame, re-broadcast (§7.2); `surface_id` is absent for a session without a pane. */
 const hookFrame = <M extends HookMethod>(method: M) =>
   frame(method, { surface_id: Type.Optional(SurfaceId), session: Uuid, tool: Type.String(), payload: Type.Record(Type.String(), Type.Unknown()) });
@@ -50,6 +54,8 @@ export const EventFrames = {
    */
   workspace_changed: frame('workspace_changed', { ...WorkspaceEntry.properties, closed: Type.Optional(Type.Literal(true)) }),
   focus_changed: frame('focus_changed', { ...pane, workspace: Type.Integer({ minimum: 0 }) }),
+  /** The config changed what the faces show (an addition): `serve.status`'s `presentation` as it is now, so `reduce_motion` applies live. */
+  presentation_changed: frame('presentation_changed', { presentation: Presentation }),
   ...hookFrames,
 };
 

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CHECKPOINT_SCROLLBACK_MAX } from './limits';
+import { CHECKPOINT_SCROLLBACK_MAX, HOST_FOLLOW_MAX_FRAMES } from './limits';
 import { Loss, RestartAttempt, RestartMode, ResumeRecord } from './resume';
 import { method } from './schema';
 import {
@@ -143,7 +143,7 @@ const CreateParams = Type.Object(
     env_remove: Type.Optional(Type.Array(Type.String())),
     cols: Type.Integer({ minimum: 2, maximum: 1000 }),
     rows: Type.Integer({ minimum: 1, maximum: 1000 }),
-    /** Lines kept above the screen (default 10,000). */
+    /** Rows kept above the screen (default 100,000), within 8 MiB compressed; past either the oldest go (apps/host README). */
     scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   },
   closed,
@@ -259,8 +259,16 @@ export const HostMethods = {
     Type.Object({ session: Uuid, generation: Type.Integer({ minimum: 1 }), hook: HookMetadata }, closed),
     Type.Object({ stored: Type.Boolean(), hook_revision: Type.Integer({ minimum: 0 }) }),
   ),
-  /** A stream: one `snapshot` frame, then a frame per change (HostFrame). */
-  'agent.follow': method(Empty, Type.Object({ following: Type.Literal(true) })),
+  /**
+   * A stream: one `snapshot` frame, then a frame per change (HostFrame). `max_frames`: frames held
+   * for a follower that lags before they are all replaced by one snapshot (default 4096; serve
+   * asks 1024, §1.3). `keepalive`: a `keepalive` frame after 10 s without frames, so the follower
+   * can tell a quiet host from a gone one.
+   */
+  'agent.follow': method(
+    Type.Object({ max_frames: Type.Optional(Type.Integer({ minimum: 1, maximum: HOST_FOLLOW_MAX_FRAMES })), keepalive: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ following: Type.Literal(true) }),
+  ),
 };
 export type HostMethods = typeof HostMethods;
 
@@ -316,6 +324,8 @@ export const HostFrame = Type.Union([
   /** The resume record or the restart's outcome changed. */
   Type.Object({ type: Type.Literal('resume'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid, resume: nullable(ResumeRecord), restart: nullable(RestartAttempt) }),
   Type.Object({ type: Type.Literal('removed'), at_ms: TimeMs, seq: Type.Integer(), session: Uuid }),
+  /** Only to a follower that asked: nothing else was sent for a while (the count of frames sent so far). */
+  Type.Object({ type: Type.Literal('keepalive'), at_ms: TimeMs, seq: Type.Integer() }),
 ]);
 export type HostFrame = Static<typeof HostFrame>;
 /** A frame before the host numbers it. */

@@ -12,6 +12,26 @@ export const MAX_CONNECTIONS = 64;
  * rest stay free for one-shot requests (the CLI, hooks, the MCP bridge).
  */
 export const MAX_SUBSCRIBERS = 48;
+/**
+ * The host's socket (REFERENCE.md §1.2): a control frame (any request but `session.input`) is at
+ * most 64 KiB, a data frame (`session.input`) at most 1 MiB, a connection has at most 64 requests
+ * waiting for their answers, and a checkpoint is at most 64 MiB (else -32022).
+ */
+export const HOST_CONTROL_FRAME_BYTES = 64 * 1024;
+export const HOST_DATA_FRAME_BYTES = 1024 * 1024;
+export const HOST_CONNECTION_QUEUE = 64;
+export const HOST_CHECKPOINT_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Serve's follow of the host (§1.3): frames it holds before it drops them all and resubscribes for
+ * a fresh snapshot, and how long a silent follow may last before serve reconnects (the host sends
+ * a keepalive well within it).
+ */
+export const FOLLOW_QUEUE_FRAMES = 1024;
+/** The most frames the host holds for any follower (its default; a follower may ask fewer). */
+export const HOST_FOLLOW_MAX_FRAMES = 4096;
+export const FOLLOW_READ_TIMEOUT_MS = 30_000;
+/** A follower that asked for keepalives gets one after this long without frames. */
+export const FOLLOW_KEEPALIVE_MS = 10_000;
 /** A request serve makes of the host that has no answer within this fails with -32010 `host_timeout`. */
 export const HOST_REQUEST_TIMEOUT_MS = 10_000;
 /** A connection that has not sent a complete line within this is closed. */
@@ -22,6 +42,8 @@ export const SUBSCRIBER_QUEUE_FRAMES = 1024;
 export const HEARTBEAT_MS = 5000;
 /** A stream's frames (events, follow frames) wait in the server's queue, not in the socket, once the socket holds this much. */
 export const SOCKET_HIGH_WATER = 64 * 1024;
+/** Outcome changes serve's activity log keeps (REFERENCE.md §3.4), for the whole home; older ones go. */
+export const ACTIVITY_LOG_ENTRIES = 256;
 /** `surface_changed` goes out at most once per pane in this window. */
 export const SURFACE_CHANGED_MS = 50;
 

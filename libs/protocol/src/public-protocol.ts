@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { EVENT_TYPES, type EventType } from './events';
+import { EVENT_TYPES, Presentation, type EventType } from './events';
 import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
-import { PID_MAX } from './limits';
+import { ACTIVITY_LOG_ENTRIES, PID_MAX } from './limits';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
-import { SessionRow, StatusObject } from './status';
+import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
 import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, Uuid } from './wire';
 
 /**
@@ -91,6 +91,12 @@ const SendTextResult = Type.Object({
   start_reason: Type.Optional(Type.Union([Type.Literal('state_changed'), Type.Literal('not_started'), Type.Literal('no_signal')])),
 });
 
+/**
+ * A runtime's launcher preset (`[[suggested_presets]]` id): serve starts the command and env the
+ * catalog gives it, so a preset needs no write gate (nothing the caller wrote is run).
+ */
+const PresetId = Type.String({ pattern: '^[a-z0-9_]+$' });
+
 export const PublicMethods = {
   'system.ping': method(Empty, Type.Object({ pong: Type.Literal(true) })),
   'system.capabilities': method(
@@ -108,8 +114,8 @@ export const PublicMethods = {
       build_id: Type.String(),
       sessions: Type.Integer({ minimum: 0 }),
       capabilities: Type.Object({ scripting: Type.Boolean(), orchestration: Type.Boolean(), ai_unrestricted: Type.Boolean() }),
-      /** What the faces need of the config: no animation when `reduce_motion`; attach's prefix key and notifications. */
-      presentation: Type.Object({ reduce_motion: Type.Boolean(), attach: Type.Object({ prefix: Type.String(), notifications: Type.Boolean() }) }),
+      /** What the faces need of the config; `presentation_changed` frames follow it. */
+      presentation: Presentation,
       /**
        * `degraded` while serve cannot save what changes (the home cannot be written): each
        * problem in a sentence. An addition to REFERENCE.md §2.3.
@@ -128,7 +134,7 @@ export const PublicMethods = {
   ),
   'workspace.current': method(Empty, WorkspaceRef),
   'workspace.create': method(
-    Type.Object({ name: Type.Optional(Type.String()), cwd: Type.Optional(Type.String()), layout: Type.Optional(LayoutNameSchema) }, closed),
+    Type.Object({ name: Type.Optional(Type.String()), cwd: Type.Optional(Type.String()), layout: Type.Optional(LayoutNameSchema), preset: Type.Optional(PresetId) }, closed),
     Type.Object({ ...WorkspaceRef.properties, surface_id: SurfaceId }),
   ),
   'workspace.select': method(Type.Object({ index: Type.Integer({ minimum: 0 }) }, closed), Type.Object({ index: Type.Integer(), id: Uuid })),
@@ -221,6 +227,7 @@ export const PublicMethods = {
         env: Type.Optional(Env),
         name: Type.Optional(Type.String({ minLength: 1 })),
         managed_worktree: Type.Optional(ManagedWorktree),
+        preset: Type.Optional(PresetId),
       },
       closed,
     ),
@@ -243,6 +250,30 @@ export const PublicMethods = {
     Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean(), worktrees: Type.Array(WorktreeTeardown) }),
   ),
   'fleet.list': method(Empty, Type.Object({ agents: Type.Array(StatusObject) })),
+  /** The latest outcome changes (§3.4's activity log, an addition), oldest first; of one pane with `surface_id`. */
+  'fleet.activity': method(
+    Type.Object({ surface_id: Type.Optional(SurfaceId), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTIVITY_LOG_ENTRIES })) }, closed),
+    Type.Object({ entries: Type.Array(ActivityEntry) }),
+  ),
+  /** Every agent waiting for its person, oldest wait first (an addition: the attention inbox). */
+  'fleet.inbox': method(Empty, Type.Object({ items: Type.Array(InboxItem) })),
+  /**
+   * Answers a waiting agent the way its runtime's `[answers]` say, only while it still waits at
+   * `state_seq`; confirmed like a submit: `left_waiting` says whether its state moved on within 3 s.
+   */
+  'surface.answer': method(
+    Type.Object(
+      {
+        ...SurfaceTarget,
+        answer: Type.String({ minLength: 1, maxLength: 4096 }),
+        state_seq: Type.Integer({ minimum: 0 }),
+        scope: Type.Optional(Scope),
+        workspace_id: Type.Optional(Type.String()),
+      },
+      closed,
+    ),
+    Type.Object({ surface_id: SurfaceId, answered: Type.Literal(true), left_waiting: Type.Boolean(), state: CliState, state_seq: Type.Integer({ minimum: 0 }) }),
+  ),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(

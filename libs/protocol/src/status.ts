@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { LossReason, RestartAttempt } from './resume';
-import { DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
+import { BlockedKind, DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
  * The status vocabulary (REFERENCE.md §3): what serve's reducer computes and every client shows.
@@ -74,8 +74,52 @@ export const StatusObject = Type.Object({
   waiting_ms: nullable(TimeMs),
   idle_ms: nullable(TimeMs),
   output_generation: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Additions. `hidden`: the agent's `visibility_config_key` is false in the config, so faces, `ps` and notices leave it out (serve decides). */
+  hidden: Type.Optional(Type.Boolean()),
+  /** The ids of the agent's subagents running now (its `SubagentStart` hooks without a `SubagentStop`), oldest first. */
+  subagents: Type.Optional(Type.Array(Type.String())),
 });
 export type StatusObject = Static<typeof StatusObject>;
+
+/** An addition to REFERENCE.md §3.4: one outcome change in serve's bounded activity log (`fleet.activity`). */
+export const ActivityEntry = Type.Object({
+  at_ms: TimeMs,
+  surface_id: SurfaceId,
+  session: Uuid,
+  runtime_id: nullable(Type.String()),
+  state_seq: Type.Integer({ minimum: 0 }),
+  previous: nullable(Type.String()),
+  outcome: nullable(Type.String()),
+});
+export type ActivityEntry = Static<typeof ActivityEntry>;
+
+/**
+ * How a waiting agent can be answered from outside its pane (`[answers]` of its runtime, for the
+ * kind it declared): by name (`yes`, `always`, `no`), and with free text where `text` is true.
+ */
+export const AnswerChoices = Type.Object({ choices: Type.Array(Type.String()), text: Type.Boolean() });
+export type AnswerChoices = Static<typeof AnswerChoices>;
+
+/** An addition to REFERENCE.md: one agent waiting for its person, as `fleet.inbox` lists it. */
+export const InboxItem = Type.Object({
+  surface_id: SurfaceId,
+  surface_name: nullable(Type.String()),
+  workspace: Type.Integer({ minimum: 0 }),
+  workspace_id: Uuid,
+  workspace_name: Type.String(),
+  tool: nullable(Type.String()),
+  runtime_id: nullable(Type.String()),
+  /** What it waits for, as declared (OSC 7501 `kind`); null from a hook's notification alone. */
+  kind: nullable(BlockedKind),
+  message: nullable(Type.String()),
+  /** When the wait began (ms since the epoch), and how long ago that was. */
+  since_ms: TimeMs,
+  waiting_ms: TimeMs,
+  /** The wait's `state_seq`: an answer names it, so that it never reaches a later prompt. */
+  state_seq: Type.Integer({ minimum: 0 }),
+  answers: nullable(AnswerChoices),
+});
+export type InboxItem = Static<typeof InboxItem>;
 
 /** §3.8: `session.list` rows. */
 export const SessionRow = Type.Object({

@@ -94,8 +94,9 @@ export class RpcConnection<T extends MethodTable> {
   async send(method: string, params: unknown, options: RequestOptions = {}): Promise<unknown> {
     if (this.closedFlag) throw new UnreachableError(this.endpoint, new Error('connection closed'));
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    let result: unknown;
     try {
-      return await this.client
+      result = await this.client
         .timeout(timeoutMs, (id) => errorResponse(id, ErrorCode.InternalError, `no answer to ${method} within ${timeoutMs} ms`, { reason: 'timeout' }))
         .request(method, params as Record<string, unknown>);
     } catch (error) {
@@ -105,6 +106,10 @@ export class RpcConnection<T extends MethodTable> {
       if (error instanceof JSONRPCErrorException) throw new RpcError(error.code, error.message, error.data);
       throw error;
     }
+    // A server that put its failure in the result (REFERENCE.md §2.2: ours never does) failed all the same.
+    const failure = (result as { error?: unknown } | null)?.error;
+    if (typeof failure === 'string') throw new RpcError(ErrorCode.InternalError, failure, { reason: 'result_error' });
+    return result;
   }
 
   onFrame(listener: (frame: Record<string, unknown>) => void): void {

@@ -104,6 +104,14 @@ export interface ServerOptions<T extends MethodTable> {
   lineDeadlineMs?: number;
   /** A method that must succeed on a connection before any other is accepted. */
   first?: MethodName<T>;
+  /**
+   * A line over this many bytes is refused (-32600, the connection goes on) unless its method is
+   * one of `dataMethods`, which may use up to `maxLineBytes`: control frames stay small.
+   */
+  maxControlBytes?: number;
+  dataMethods?: readonly string[];
+  /** Requests one connection may have waiting for their answers (`multi`); the next gets -32000 `queue_full`, unrun. */
+  maxPending?: number;
   log?: (message: string) => void;
 }
 
@@ -112,6 +120,8 @@ const FIRST_DONE = 'rpc.firstDone';
 const MAX_ID_CHARS = 128;
 /** The first request's answer while it is being made. */
 const FIRST_PENDING = 'rpc.firstPending';
+/** Requests of a connection not answered yet. */
+const PENDING = 'rpc.pending';
 
 /**
  * A JSON-RPC 2.0 server on a unix socket, newline-delimited. Every request is checked against its
@@ -271,6 +281,11 @@ export class RpcServer<T extends MethodTable> {
       return;
     }
     const id = (rawId ?? null) as JSONRPCResponse['id'];
+    const { maxControlBytes, dataMethods = [] } = this.options;
+    if (maxControlBytes !== undefined && Buffer.byteLength(line) > maxControlBytes && !dataMethods.includes(String(candidate?.method))) {
+      reply(errorResponse(id, ErrorCode.InvalidRequest, `invalid request: a control frame may have at most ${maxControlBytes} bytes`, { reason: 'frame_too_large' }));
+      return;
+    }
     if (
       !candidate ||
       typeof candidate !== 'object' ||
@@ -305,8 +320,15 @@ export class RpcServer<T extends MethodTable> {
       reply(errorResponse(id, ErrorCode.InvalidRequest, `${first} must come first on every connection`));
       return;
     }
+    const pending = (connection.state.get(PENDING) as number | undefined) ?? 0;
+    if (pending >= (this.options.maxPending ?? Infinity)) {
+      reply(errorResponse(id, ErrorCode.Backpressure, `too many requests waiting on this connection (at most ${this.options.maxPending})`, { reason: 'queue_full' }));
+      return;
+    }
+    connection.state.set(PENDING, pending + 1);
     const context: CallContext = { connection, method: candidate.method };
     const answered = this.rpc.receive(candidate, context);
+    const settled = () => connection.state.set(PENDING, (connection.state.get(PENDING) as number) - 1);
     if (candidate.method === first && !connection.state.get(FIRST_DONE)) {
       const settled = answered.then(
         () => undefined,
@@ -319,6 +341,7 @@ export class RpcServer<T extends MethodTable> {
     }
     answered.then(
       (response) => {
+        settled();
         if (response && 'result' in response && response.error === undefined) {
           if (candidate.method === first) connection.state.set(FIRST_DONE, true);
           const result = response.result;
@@ -336,6 +359,7 @@ export class RpcServer<T extends MethodTable> {
         reply(response);
       },
       (error) => {
+        settled();
         this.options.log?.(`dispatch failed: ${String(error)}`);
         reply(errorResponse(id, ErrorCode.InternalError, 'internal error'));
       },

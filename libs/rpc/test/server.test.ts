@@ -33,6 +33,8 @@ function handlers(): Handlers<Methods> {
     hello: ({ name }) => ({ hi: name }),
     fail: ({ how }) => {
       if (how === 'rpc') throw new RpcError(ErrorCode.NotFound, 'no such thing', { reason: 'not_found' });
+      // A server that reports its failure inside the result.
+      if (how === 'result') return { error: 'disk full' } as object;
       throw new Error('boom');
     },
     ticks: ({ count }, { connection }) =>
@@ -115,6 +117,11 @@ describe('requests', () => {
     await expect(call(path, 'fail', { how: 'rpc' })).rejects.toMatchObject({ code: -32020, data: { reason: 'not_found' } });
     await expect(call(path, 'fail', { how: 'plain' })).rejects.toMatchObject({ code: -32603 });
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
+  });
+
+  test('a result that carries an error string is a failure to the client (REFERENCE.md §2.2)', async () => {
+    const { path } = await start();
+    await expect(call(path, 'fail', { how: 'result' })).rejects.toMatchObject({ code: -32603, message: 'disk full', data: { reason: 'result_error' } });
   });
 
   test('requests on one connection reach their handlers in order, whatever order they finish in', async () => {
@@ -284,6 +291,34 @@ describe('one request per connection', () => {
       stays.destroy();
       accepted.forEach((socket) => socket.destroy());
     }
+  });
+});
+
+describe('per-connection limits (the host socket)', () => {
+  test('past maxPending a request is refused with -32000 queue_full and never runs; answered ones free their place', async () => {
+    const { path } = await start({ maxPending: 2 });
+    const connection = await RpcConnection.connect<Methods>(path);
+    const held = [connection.request('hold', {}), connection.request('hold', {})];
+    held.forEach((h) => h.catch(() => undefined));
+    await waitFor(() => holding === 2);
+    await expect(connection.request('echo', { text: 'x' })).rejects.toMatchObject({ code: -32000, data: { reason: 'queue_full' } });
+    connection.destroy();
+    // Another connection has its own queue.
+    expect(await call<Methods, 'echo'>(path, 'echo', { text: 'y' })).toEqual({ text: 'y' });
+    const again = await RpcConnection.connect<Methods>(path);
+    for (let i = 0; i < 5; i++) expect(await again.request('echo', { text: `${i}` })).toEqual({ text: `${i}` });
+    again.destroy();
+  });
+
+  test('a line over maxControlBytes is refused (-32600 frame_too_large) unless its method carries data; the connection goes on', async () => {
+    const { path } = await start({ maxControlBytes: 1000, dataMethods: ['hello'] });
+    const connection = await RpcConnection.connect<Methods>(path);
+    await expect(connection.request('echo', { text: 'x'.repeat(1000) })).rejects.toMatchObject({ code: -32600, data: { reason: 'frame_too_large' } });
+    expect(await connection.request('echo', { text: 'short' })).toEqual({ text: 'short' });
+    // Multi-byte characters count as bytes: 600 of them are 1200 bytes.
+    await expect(connection.request('echo', { text: 'é'.repeat(600) })).rejects.toMatchObject({ code: -32600 });
+    expect(await connection.request('hello', { name: 'n'.repeat(5000) })).toEqual({ hi: 'n'.repeat(5000) });
+    connection.destroy();
   });
 });
 

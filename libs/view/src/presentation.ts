@@ -7,7 +7,7 @@ import { displayText } from './text';
 /** The fields of a status object (§3.7) a face reads. */
 export type PaneStatus = Pick<
   StatusObject,
-  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision'
+  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision' | 'hidden'
 >;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
@@ -38,11 +38,12 @@ export function rowMark(status: PaneStatus): RowMark {
 }
 
 /**
- * One row per agent pane, in pane order, except that agents that need you come first (§3.9: the
+ * One row per agent pane that serve does not hide, in pane order, except that agents that need you come first (§3.9: the
  * row moves to the top of the Agents section). Labels and messages are cleaned by `displayText`.
  */
 export function agentRows(statuses: PaneStatus[], label: (status: PaneStatus) => string): AgentRow[] {
-  const rows = statuses.filter((s) => s.tool !== null).map((s) => ({ surface_id: s.surface_id, label: displayText(label(s)), mark: rowMark(s), message: needYouMessage(s) }));
+  // `hidden`: serve's verdict from the config's visibility keys (§10).
+  const rows = statuses.filter((s) => s.tool !== null && !s.hidden).map((s) => ({ surface_id: s.surface_id, label: displayText(label(s)), mark: rowMark(s), message: needYouMessage(s) }));
   return [...rows.filter((r) => r.mark === 'need_you'), ...rows.filter((r) => r.mark !== 'need_you')];
 }
 

@@ -62,6 +62,11 @@ describe('the sidebar and header rules (REFERENCE.md §3.9)', () => {
     ]);
   });
 
+  test("an agent serve hides (the config's visibility key) has no row, even when it needs you", () => {
+    const rows = agentRows([status({ surface_id: 1, hidden: true, status: 'attention' }), status({ surface_id: 2, hidden: false })], (s) => `pane ${s.surface_id}`);
+    expect(rows.map((r) => r.surface_id)).toEqual([2]);
+  });
+
   test('a header reads <state>[: <kind>] · <msg or title>, and nothing for idle', () => {
     expect(headerStatus({ ...declared('blocked', 'Apply?'), kind: 'permission' })).toBe('blocked: permission · Apply?');
     expect(headerStatus(declared('working'))).toBe('working');

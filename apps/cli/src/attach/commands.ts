@@ -1,8 +1,7 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { inTurn } from '@paneflow/protocol/status';
 import { neighbour, type KeyEvent } from '@paneflow/screen';
-import { rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import { displayText, rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import type { Drawn, Mode } from './frame';
 import type { PaneMirror } from './mirror';
 
@@ -28,12 +27,14 @@ export interface CommandFace {
 
 /**
  * What the keys after the prefix do (tmux's, apps/cli/README.md *paneflow attach*), and the pane
- * actions they share with plain keys and the mouse: focus, close (asking first when an agent is in
- * its turn), restart an ended agent.
+ * actions they share with plain keys and the mouse: focus, close (asking first when serve says
+ * it needs a yes), restart an ended agent.
  */
 export class Commands {
   /** Panes whose restart this face asked for and serve has not answered yet. */
   private readonly restarting = new Set<number>();
+  /** The pane a close question is about. */
+  private closing: number | null = null;
 
   constructor(private readonly face: CommandFace) {}
 
@@ -118,29 +119,39 @@ export class Commands {
     await this.focus(next.surface_id);
   }
 
-  /** REFERENCE.md §1.4: a pane whose agent is thinking or waiting asks first; any other closes at once. */
-  private askToClose(): void {
+  /**
+   * REFERENCE.md §1.4, decided by serve like the desktop and `paneflow close`: the pane closes at
+   * once unless serve refuses (`unless_busy`: an agent in its turn, a shell running a program),
+   * and then only after a yes.
+   */
+  private async askToClose(): Promise<void> {
     const { face } = this;
     const focused = face.picture.active?.focus;
     if (!focused) return;
-    const status = face.picture.statuses.get(focused);
-    if (status && status.tool !== null && inTurn(status.state)) {
-      const name = face.picture.surfaces.get(focused)?.name ?? face.label(status);
-      return face.setMode({ kind: 'confirm', question: `Close ${name}? Its agent is ${status.state === 'thinking' ? 'working' : 'waiting for you'}.` });
+    try {
+      await this.close(focused, true);
+    } catch (error) {
+      const { reason, message } = error as { reason?: string; message: string };
+      if (reason !== 'close_needs_confirmation') return face.say(message);
+      const name = face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`;
+      this.closing = focused;
+      face.setMode({ kind: 'confirm', question: displayText(`Close ${name}? ${message.replace(/^close needs confirmation: /, '')}.`) });
     }
-    void this.close(focused);
   }
 
   /** The answer to the question `askToClose` asked. */
   confirmed(yes: boolean): void {
     this.face.setMode({ kind: 'normal' });
-    const focused = this.face.picture.active?.focus;
-    if (yes && focused) void this.close(focused);
+    const surfaceId = this.closing;
+    this.closing = null;
+    if (yes && surfaceId !== null) void this.close(surfaceId, false).catch((error: Error) => this.face.say(error.message));
   }
 
-  private async close(surfaceId: number): Promise<void> {
+  private async close(surfaceId: number, unlessBusy: boolean): Promise<void> {
+    const { worktrees } = await this.face.request('surface.close', { surface_id: surfaceId, ...(unlessBusy ? { unless_busy: true } : {}) });
     if (this.face.zoomed === surfaceId) this.face.zoomed = null;
-    await this.face.request('surface.close', { surface_id: surfaceId }).catch((error: Error) => this.face.say(error.message));
+    const kept = worktrees.filter((w) => !w.removed);
+    if (kept.length > 0) this.face.say(displayText(kept.map((w) => `worktree kept: ${w.path}${w.reason ? ` (${w.reason})` : ''}`).join('; ')));
   }
 
   /** Starts an ended agent pane again: its conversation resumed, or (after a failed resume) its launch anew. */

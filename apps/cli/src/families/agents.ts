@@ -5,7 +5,7 @@ import { request, subscribe } from '../instance';
 import { agentTable, printJson, sessionTable, statusLine } from '../output';
 import { endedBecause } from '../restarts';
 import { resolveOne, resolveSelector } from '../select';
-import { liveTable } from '../live';
+import { fleetTable, inboxNow, liveTable } from '../live';
 import { wait } from '../wait';
 import { flag, scopeOf, str, type Run } from './common';
 
@@ -22,13 +22,34 @@ function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () =>
 
 export const run: Record<string, Run> = {
   async ps(p) {
-    if (flag(p, 'watch')) return liveTable();
+    if (flag(p, 'watch')) return liveTable(fleetTable);
     const [result, { health }] = await Promise.all([request('fleet.list', {}), request('serve.status', {})]);
     if (flag(p, 'json')) printJson(result);
     else process.stdout.write(agentTable(result.agents) + '\n');
     // On stderr, so that what scripts read of stdout keeps its shape.
     for (const problem of health.problems) process.stderr.write(`paneflow: ${health.state}: ${problem}\n`);
     return 0;
+  },
+  async inbox(p) {
+    if (flag(p, 'watch')) return liveTable(inboxNow);
+    if (flag(p, 'json')) printJson(await request('fleet.inbox', {}));
+    else process.stdout.write((await inboxNow()) + '\n');
+    return 0;
+  },
+  async answer(p) {
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    const item = (await request('fleet.inbox', {})).items.find((i) => i.surface_id === target.surface_id);
+    if (!item) throw new CliError(`not_waiting: surface ${target.surface_id} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
+    // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does.
+    const workspaceId = process.env.PANEFLOW_WORKSPACE_ID ?? item.workspace_id;
+    try {
+      const result = await request('surface.answer', { surface_id: item.surface_id, answer: str(p, 'answer'), state_seq: item.state_seq, scope: scopeOf(p), workspace_id: workspaceId });
+      printJson(result);
+      return result.left_waiting ? 0 : 4;
+    } catch (error) {
+      if (error instanceof CliError && error.reason === 'unknown_answer') throw new CliError(error.message, 2, error.reason);
+      throw error;
+    }
   },
   async status(p) {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));

@@ -1,5 +1,5 @@
 // The instance: start and stop it, one daemon at a time, or the main job with no verb at all.
-import { desktopLaunch } from '@paneflow/instance/desktop';
+import { desktopLaunch, startupTrace } from '@paneflow/instance/desktop';
 import { programCommand, type ProgramName } from '@paneflow/instance/programs';
 import { spawn, spawnSync } from 'node:child_process';
 import { CliError } from '../errors';
@@ -23,10 +23,14 @@ const serveVerb = (sub: string): Run => async (p) => delegate('paneflow-serve', 
 export const run: Record<string, Run> = {
   /** `paneflow` alone: the desktop app where it can open, detached; else headless, saying why. */
   async ''() {
+    const trace = startupTrace();
     const launch = desktopLaunch();
-    if ('unavailable' in launch) return headless(launch.unavailable, () => loadFamily('attach').run.attach({ args: { workspace: 'demo' }, flags: {} }));
+    trace('desktop or headless decided');
+    if ('unavailable' in launch) return headless(launch.unavailable, trace, () => loadFamily('attach').run.attach({ args: { workspace: 'demo' }, flags: {} }));
     const [binary, ...args] = launch.command;
-    spawn(binary, args, { detached: true, stdio: 'ignore' }).unref();
+    // A traced desktop reports its own phases here.
+    spawn(binary, args, { detached: true, stdio: process.env.PANEFLOW_STARTUP_TRACE === '1' ? ['ignore', 'ignore', 'inherit'] : 'ignore' }).unref();
+    trace('desktop started');
     return 0;
   },
   async start() {

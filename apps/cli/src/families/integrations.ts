@@ -1,6 +1,6 @@
-// `hooks` and `mcp`: Paneflow's entries in the agents' own config files.
-import { hooksSetup, hooksStatus, hooksUninstall, mcpInstall, mcpStatus, mcpUninstall } from '../integrations';
-import type { Run } from './common';
+// `hooks`, `mcp` and `integrations`: Paneflow's entries in the agents' own config files.
+import { hooksSetup, hooksStatus, hooksUninstall, integrationsInstall, integrationsList, integrationsRemove, mcpInstall, mcpStatus, mcpUninstall } from '../integrations';
+import { str, type Run } from './common';
 
 export const run: Record<string, Run> = {
   'hooks setup': async () => hooksSetup(),
@@ -9,4 +9,7 @@ export const run: Record<string, Run> = {
   'mcp install': async () => mcpInstall(),
   'mcp status': async () => mcpStatus(),
   'mcp uninstall': async () => mcpUninstall(),
+  'integrations list': async () => integrationsList(),
+  'integrations install': async (p) => integrationsInstall(str(p, 'runtime')),
+  'integrations remove': async (p) => integrationsRemove(str(p, 'runtime')),
 };

@@ -1,6 +1,7 @@
 // Electron's main process, kept thin: one window, a menu, native notifications, the
 // single-instance lock, and an instance started if none runs. Everything else is the bridge.
 import { ensureServe } from '@paneflow/instance/bootstrap';
+import { startupTrace } from '@paneflow/instance/desktop';
 import { resolveEndpoints } from '@paneflow/instance/endpoints';
 import { app, BrowserWindow, ipcMain, Menu, Notification } from 'electron';
 import { join } from 'node:path';
@@ -13,10 +14,14 @@ export async function start(): Promise<void> {
     app.quit();
     return;
   }
+  const trace = startupTrace();
   await app.whenReady();
+  trace('electron ready');
   const endpoints = resolveEndpoints(process.env);
   await ensureServe(endpoints);
+  trace('instance ready');
   const window = new BrowserWindow(windowOptions(__dirname));
+  trace('window created');
   const bridge = new InstanceClient(endpoints);
   const push = (name: string, ...args: unknown[]) => {
     if (!window.isDestroyed()) window.webContents.send(channel(name), ...args);
@@ -50,6 +55,7 @@ export async function start(): Promise<void> {
     ]),
   );
   await window.loadFile(join(__dirname, 'renderer/index.html'));
+  trace('renderer loaded');
 }
 
 if (require.main === module) void start();

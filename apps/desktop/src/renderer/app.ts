@@ -2,7 +2,9 @@
 // whose Agents section says, for every agent pane, what its agent declared. It draws what serve
 // pushes and computes no state of its own.
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
-import type { EventFrame, EventFrameOf } from '@paneflow/protocol/events';
+import { platformOf, suggestedPresets } from '@paneflow/procscan/match';
+import type { EventFrame, EventFrameOf, Presentation } from '@paneflow/protocol/events';
+import type { NoticeKind } from '@paneflow/protocol/status';
 import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
@@ -10,6 +12,9 @@ import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
 import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, STATIC_MARK, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
+
+/** A notification's reason, as its title starts. */
+const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', finished: 'Finished', error: 'Error' };
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
   const element = document.createElement(tag);
@@ -19,12 +24,16 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 };
 
 export class App {
-  private readonly picture = new Picture();
+  readonly picture = new Picture();
+  /** Run after the agents or the panes are drawn (the phone layout follows them). */
+  readonly drawn: Array<() => void> = [];
   /** The picture's reads, through the renderer's one API. */
   private readonly read = ((method, params) => this.api.request(method, params)) as ReadRequest;
   private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement }>();
   private readonly clock = new SpinnerClock();
   private readonly catalog = runtimeCatalog();
+  /** The runtimes' launcher presets for this machine, offered in the new-pane menu. */
+  private readonly presets = suggestedPresets(this.catalog, platformOf(navigator.platform));
   private refreshing: Promise<void> | null = null;
   /** The tree now on screen: redrawn only when it changes, so a focused terminal keeps its focus. */
   private drawnLayout = '';
@@ -57,14 +66,21 @@ export class App {
     this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents);
     root.append(this.sidebar, this.main, this.notices);
     api.onFocusSurface((id) => void this.focusSurface(id));
+    // The window coming forward brings its pane in front of you too.
+    window.addEventListener('focus', () => void this.ackInFront());
   }
 
   async start(): Promise<void> {
-    const status = (await this.api.request('serve.status')) as { presentation: { reduce_motion: boolean } };
-    this.clock.setReduceMotion(status.presentation.reduce_motion);
+    await this.readPresentation();
     await this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe());
     await this.refresh();
     document.body.dataset.ready = 'true';
+  }
+
+  /** The config's part the page follows; `presentation_changed` frames carry it after this. */
+  private async readPresentation(): Promise<void> {
+    const status = (await this.api.request('serve.status')) as { presentation: Presentation };
+    this.clock.setReduceMotion(status.presentation.reduce_motion);
   }
 
   /** Serve went away: the terminals go on (they follow the host); the model comes back when serve does. */
@@ -74,7 +90,8 @@ export class App {
       this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe()).then(
         () => {
           document.body.dataset.serve = 'up';
-          void this.refresh();
+          // The config may have changed while serve was away.
+          void this.readPresentation().then(() => this.refresh());
         },
         () => this.lostServe(),
       );
@@ -84,6 +101,7 @@ export class App {
   /** Every frame carries what changed, so the picture is kept from the stream; only a gap re-reads it. */
   private onEvent(frame: EventFrame): void {
     if (frame.type === 'notification') return this.notify(frame);
+    if (frame.type === 'presentation_changed') return this.clock.setReduceMotion(frame.presentation.reduce_motion);
     if (frame.type === 'status_changed') {
       if (this.picture.apply(frame) === 'status') void this.statusChanged(frame.surface_status);
       return;
@@ -99,9 +117,11 @@ export class App {
         return;
       case 'workspaces':
         this.render();
+        void this.ackInFront();
         return;
       case 'focus':
         for (const id of this.panes.keys()) this.renderHeader(id);
+        void this.ackInFront();
         return;
       case 'resync':
         void this.refresh();
@@ -115,9 +135,34 @@ export class App {
     return document.hasFocus() && active?.focus === surfaceId && active.surfaces.includes(surfaceId);
   }
 
-  /** "Needs input", "Finished", "Error": shown unless that pane is already in front of you. */
-  private notify(notice: { surface_id: number; title: string; body: string | null }): void {
-    if (!this.inFront(notice.surface_id)) this.api.notify({ ...notificationText(notice.title, notice.body), surface_id: notice.surface_id });
+  /**
+   * "Needs input", "Finished", "Error", shown unless that pane is already in front of you: the
+   * reason, the pane and its workspace in the title, serve's body (the agent's message) below.
+   * Serve raises one per transition (REFERENCE.md §3.5), so one per wait; a click brings the pane
+   * forward (`onFocusSurface`).
+   */
+  private notify(notice: { surface_id: number; kind: NoticeKind; title: string; body: string | null }): void {
+    if (this.inFront(notice.surface_id)) return;
+    const surface = this.surfaces.get(notice.surface_id);
+    const status = this.statuses.get(notice.surface_id);
+    const workspace = this.workspaces.find((w) => w.id === surface?.workspace_id);
+    const pane = status ? this.label(status) : notice.title;
+    const title = `${NOTICE_REASON[notice.kind]}: ${pane}${workspace ? ` in ${workspace.name}` : ''}`;
+    this.api.notify({ ...notificationText(title, notice.body), surface_id: notice.surface_id });
+  }
+
+  /** Done in the pane in front of you is seen, however it came in front: a click, a tab, `paneflow focus`, the window's focus. */
+  private async ackInFront(): Promise<void> {
+    const surfaceId = this.workspaces.find((w) => w.active)?.focus;
+    if (surfaceId === null || surfaceId === undefined || !this.inFront(surfaceId)) return;
+    const status = this.statuses.get(surfaceId);
+    const session = this.surfaces.get(surfaceId)?.session;
+    if (!session || !status || rowMark(status) !== 'done') return;
+    try {
+      await this.api.request('session.ack', { sessions: [session] });
+    } catch (error) {
+      if (document.body.dataset.serve !== 'lost') throw error;
+    }
   }
 
   /** Re-reads the model; calls that arrive while one runs make it run once more. */
@@ -146,15 +191,13 @@ export class App {
 
   /** A status the picture now holds: drawn, and Done in the pane in front acknowledged. */
   private async statusChanged(status: PaneStatus): Promise<void> {
-    const surfaceId = status.surface_id;
-    this.renderHeader(surfaceId);
+    this.renderHeader(status.surface_id);
     this.renderAgents();
     // Done in the pane you are looking at is seen at once.
-    const session = this.surfaces.get(surfaceId)?.session;
-    if (session && rowMark(status) === 'done' && this.inFront(surfaceId)) await this.api.request('session.ack', { sessions: [session] });
+    await this.ackInFront();
   }
 
-  private label(status: PaneStatus): string {
+  label(status: PaneStatus): string {
     const surface = this.surfaces.get(status.surface_id);
     const runtime = status.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
     return surface?.name ?? runtime?.label ?? surface?.title ?? `pane ${status.surface_id}`;
@@ -213,6 +256,7 @@ export class App {
     );
     // On screen first: the clock drops spinners that are not.
     for (const spinner of spinners) this.clock.add(spinner);
+    for (const listener of this.drawn) listener();
   }
 
   private renderHeader(surfaceId: number): void {
@@ -222,8 +266,8 @@ export class App {
     const status = this.statuses.get(surfaceId);
     const title = pane.header.querySelector<HTMLElement>('.title')!;
     title.textContent = displayText(surface?.name ?? (surface?.title || `pane ${surfaceId}`));
-    // An agent's state is in the sidebar; the header shows what any other program declared.
-    const declared = status && status.tool === null ? headerStatus(status.declared) : null;
+    // What the program in it declared, agent or not (REFERENCE.md §3.9).
+    const declared = status ? headerStatus(status.declared) : null;
     const badge = pane.header.querySelector<HTMLElement>('.declared')!;
     badge.textContent = declared ?? '';
     badge.hidden = declared === null;
@@ -253,10 +297,13 @@ export class App {
     const resume = el('button', 'resume');
     resume.hidden = true;
     resume.onclick = () => void this.restart(surface.surface_id, resume.dataset.action === 'fresh');
+    const launch = el('button', 'new-pane-button', '+');
+    launch.title = 'New pane: a shell or an agent preset';
+    launch.onclick = () => this.newPaneMenu(surface.surface_id, header);
     const close = el('button', 'close-button', '×');
     close.title = 'Close this pane (Ctrl+Shift+W)';
     close.onclick = () => void this.close(surface.surface_id);
-    header.append(title, declared, resume, find, split, close);
+    header.append(title, declared, resume, find, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
@@ -313,6 +360,12 @@ export class App {
       if (focused && this.main.contains(focused)) focused.focus();
     }
     for (const id of this.panes.keys()) this.renderHeader(id);
+    for (const listener of this.drawn) listener();
+  }
+
+  /** A pane's terminal, while it is drawn (the phone's key row types through it). */
+  terminal(surfaceId: number): PaneTerminal | undefined {
+    return this.panes.get(surfaceId)?.terminal;
   }
 
   /** Brings a pane forward; seeing it acknowledges its Done (session.ack). */
@@ -361,6 +414,44 @@ export class App {
     }
     const { worktrees } = (outcome as { result: { worktrees: WorktreeTeardown[] } }).result;
     for (const kept of worktrees.filter((w) => !w.removed)) this.notice(`Worktree kept: ${kept.path}${kept.reason ? ` (${kept.reason})` : ''}`);
+  }
+
+  /**
+   * The new-pane menu under a pane's header: a shell, or a runtime's launcher preset (its
+   * `[[suggested_presets]]`, started by serve from its own catalog), split beside the pane.
+   * Escape or a click elsewhere closes it.
+   */
+  private newPaneMenu(surfaceId: number, header: HTMLElement): void {
+    const open = document.querySelector('.new-pane-menu');
+    open?.remove();
+    if (open?.parentElement === header) return;
+    const menu = el('div', 'new-pane-menu');
+    menu.setAttribute('role', 'menu');
+    const dismiss = (event: Event) => {
+      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !menu.contains(event.target as Node)) close();
+    };
+    const close = () => {
+      menu.remove();
+      document.removeEventListener('mousedown', dismiss, true);
+      document.removeEventListener('keydown', dismiss, true);
+    };
+    const entry = (label: string, hint: string, params: { preset?: string }) => {
+      const item = el('button', 'launcher', displayText(label));
+      item.setAttribute('role', 'menuitem');
+      item.title = displayText(hint);
+      if (params.preset) item.dataset.preset = params.preset;
+      item.onclick = async () => {
+        close();
+        const outcome = await this.api.settle('surface.split', { direction: 'h', surface_id: surfaceId, ...params });
+        if ('error' in outcome) this.notice(`Not opened: ${outcome.error.message}`);
+      };
+      return item;
+    };
+    menu.append(entry('Shell', 'A shell in this pane’s directory', {}), ...this.presets.map((p) => entry(p.name ?? p.id, `${p.runtime.label}: ${p.command}`, { preset: p.id })));
+    header.append(menu);
+    document.addEventListener('mousedown', dismiss, true);
+    document.addEventListener('keydown', dismiss, true);
+    menu.querySelector<HTMLElement>('.launcher')?.focus();
   }
 
   /** An in-page question with Close and Cancel; Escape cancels. Resolves true on Close. */

@@ -1,5 +1,6 @@
 import type { PaneflowApi } from '../api';
 import { App } from './app';
+import { PhoneLayout } from './phone';
 
 declare global {
   interface Window {
@@ -8,6 +9,8 @@ declare global {
   }
 }
 
-const app = new App(window.paneflow, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+const app = new App(window.paneflow, root);
+new PhoneLayout(app, window.paneflow, root);
 window.paneflowApp = app;
 void app.start();

@@ -132,6 +132,16 @@ export class PaneTerminal {
     this.term.focus();
   }
 
+  /**
+   * A key of the phone's on-screen row, typed as this terminal types it (the user's own input):
+   * arrows follow the program's cursor-key mode (ESC O A in application mode, ESC [ A otherwise).
+   */
+  key(name: 'escape' | 'tab' | 'up' | 'down' | 'left' | 'right' | 'ctrl-c'): void {
+    const arrows = { up: 'A', down: 'B', right: 'C', left: 'D' } as const;
+    const data = name in arrows ? `\x1b${this.term.modes.applicationCursorKeysMode ? 'O' : '['}${arrows[name as keyof typeof arrows]}` : { escape: '\x1b', tab: '\t', 'ctrl-c': '\x03' }[name as 'escape' | 'tab' | 'ctrl-c'];
+    this.term.input(data, true);
+  }
+
   selection(): string {
     return this.term.getSelection();
   }

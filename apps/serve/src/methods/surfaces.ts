@@ -2,6 +2,7 @@ import { fence, leaves, READ_LINES_DEFAULT, READY_DEADLINE_MS, splitPane } from 
 import { disabled, invalid, notFound } from '../errors';
 import { savedBeforeReply as saved } from '../model';
 import type { MethodFamily } from './parts';
+import { presetLaunch } from './workspaces';
 
 /** `surface.*`: reading, naming, focusing, typing into and splitting panes; a change answers once it is saved. */
 export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending }) => ({
@@ -49,6 +50,7 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
   },
   'surface.send_text': (params) => sending.sendText(params),
   'surface.send_keystroke': (params) => sending.sendKeystroke(params),
+  'surface.answer': (params) => sending.answer(params),
   'surface.wait_ready': async ({ surface_id, timeout_ms }) => {
     const pane = ctx.pane(surface_id);
     ctx.view(pane);
@@ -67,12 +69,15 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     if (empty) workspaces.remove(workspace);
     return { closed: surface_id, workspace_closed: empty, worktrees };
   }),
-  'surface.split': saved(ctx.model, async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree }) => {
+  'surface.split': saved(ctx.model, async ({ direction, surface_id, cwd, command, agent, prompt, env, name, managed_worktree, preset }) => {
     if ((command || agent || prompt !== undefined || env || managed_worktree) && !ctx.capabilities.orchestration && !ctx.capabilities.scripting) {
       throw disabled('surface.split', 'PANEFLOW_IPC_ORCHESTRATION');
     }
     if (command && agent) throw invalid('agent and command are exclusive', 'agent_and_command', 'agent');
     if (prompt !== undefined && !agent) throw invalid('prompt requires agent', 'prompt_without_agent', 'prompt');
+    if (preset && (command || agent || prompt !== undefined)) throw invalid('preset, agent and command are exclusive', 'preset_and_command', 'preset');
+    // A preset runs what the catalog says, ungated: a caller's own env on top still needs the gate above.
+    const launch = preset ? presetLaunch(ctx.catalog, preset) : null;
     const active = ctx.activeWorkspace();
     const targetId = surface_id ?? active?.focus ?? leaves(active?.layout ?? null)[0];
     if (targetId === undefined || targetId === null) throw notFound('a pane to split');
@@ -81,7 +86,15 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
     workspaces.checkName(name);
     const dir = cwd ?? ctx.views.get(target.session)?.foregroundCwd ?? target.cwd;
     workspaces.checkCwd(dir);
-    const pane = await panes.create(workspace, { cwd: dir, command, agent, env, name, prompt, managed_worktree: managed_worktree ?? null });
+    const pane = await panes.create(workspace, {
+      cwd: dir,
+      command: launch?.command ?? command,
+      agent: launch?.agent ?? agent,
+      env: launch ? { ...launch.env, ...env } : env,
+      name,
+      prompt,
+      managed_worktree: managed_worktree ?? null,
+    });
     workspace.layout = splitPane(workspace.layout, target.surface_id, pane.surface_id, direction.startsWith('h') ? 'h' : 'v');
     workspace.focus = pane.surface_id;
     ctx.model.changed();

@@ -1,5 +1,6 @@
 import { PUBLIC_PROTOCOL_VERSION, PublicMethods } from '@paneflow/protocol';
 import type { ServeContext } from '../context';
+import { presentationOf } from '../config';
 import { disabled } from '../errors';
 import type { MethodFamily } from './parts';
 
@@ -32,7 +33,7 @@ export const systemMethods: MethodFamily = ({ ctx, shutdown }) => ({
     build_id: ctx.buildId,
     sessions: ctx.views.size,
     capabilities: { ...ctx.capabilities, ai_unrestricted: ctx.config.current.ai_unrestricted },
-    presentation: { reduce_motion: ctx.config.current.reduce_motion, attach: ctx.config.current.attach },
+    presentation: presentationOf(ctx.config.current),
     health: await health(ctx),
   }),
   // A shutdown followed by a start with other capabilities would reopen the gates: the owner

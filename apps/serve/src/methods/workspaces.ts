@@ -1,9 +1,24 @@
-import { resolveAgent } from '@paneflow/procscan';
+import { findPreset, platformOf, resolveAgent, suggestedPresets, type Catalog } from '@paneflow/procscan';
 import { DEFAULT_LAYOUT, leaves, presetLayout, type LayoutNode } from '@paneflow/protocol';
 import { existsSync } from 'node:fs';
 import { disabled, invalid, notFound } from '../errors';
 import { savedBeforeReply as saved, type PaneRecord } from '../model';
+import type { PaneSpec } from '../panes';
 import type { MethodFamily } from './parts';
+
+/**
+ * What a launcher preset (a runtime's `[[suggested_presets]]`) starts: its agent, command and env,
+ * from serve's own catalog, and its name; refused for an id that is not a preset on this platform.
+ */
+export function presetLaunch(catalog: Catalog, id: string): Required<Pick<PaneSpec, 'agent' | 'command' | 'env'>> & { name: string } {
+  const platform = platformOf(process.platform);
+  const preset = findPreset(catalog, id, platform);
+  if (!preset) {
+    const known = suggestedPresets(catalog, platform).map((p) => p.id);
+    throw invalid(`unknown preset '${id}'; presets here: ${known.join(', ') || 'none'}`, 'unknown_preset', 'preset');
+  }
+  return { agent: preset.runtime.slug, command: preset.command, env: preset.env ?? {}, name: preset.name ?? preset.id };
+}
 
 /** `workspace.*`: workspaces, their panes and their layouts; a change answers once it is saved. */
 export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
@@ -13,12 +28,13 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     if (!workspace) throw notFound('workspace');
     return workspaces.ref(workspace);
   },
-  'workspace.create': saved(ctx.model, async ({ name, cwd, layout }) => {
+  'workspace.create': saved(ctx.model, async ({ name, cwd, layout, preset }) => {
     const dir = cwd ?? process.env.HOME ?? '/';
     workspaces.checkCwd(dir);
-    const workspace = workspaces.create(name ?? `Workspace ${ctx.model.workspaces.length + 1}`);
+    const launch = preset ? presetLaunch(ctx.catalog, preset) : null;
+    const workspace = workspaces.create(name ?? launch?.name ?? `Workspace ${ctx.model.workspaces.length + 1}`);
     try {
-      const pane = await panes.create(workspace, { cwd: dir });
+      const pane = await panes.create(workspace, { cwd: dir, ...(launch ? { agent: launch.agent, command: launch.command, env: launch.env } : {}) });
       workspace.layout = presetLayout(layout ?? DEFAULT_LAYOUT, [pane.surface_id]);
       workspace.focus = pane.surface_id;
       workspaces.show(workspace);

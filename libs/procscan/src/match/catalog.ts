@@ -13,6 +13,19 @@ const Argv = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
  */
 const Candidates = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 
+/**
+ * How one kind of prompt is answered from outside the pane (`paneflow answer`): `choices` maps an
+ * answer's name to what is typed for it (in the menu's order), `text` says a free-text answer is
+ * typed and submitted with Enter.
+ */
+const AnswerTable = Type.Object(
+  {
+    choices: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 16 }))),
+    text: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 /** `runtimes/<slug>/runtime.toml` (REFERENCE.md §6.1): data only, checked strictly. */
 export const RuntimeDescriptor = Type.Object(
   {
@@ -89,6 +102,8 @@ export const RuntimeDescriptor = Type.Object(
       },
       closed,
     ),
+    /** An addition to REFERENCE.md §6.1, per OSC 7501 `kind`: see AnswerTable. */
+    answers: Type.Optional(Type.Object({ permission: Type.Optional(AnswerTable), question: Type.Optional(AnswerTable), auth: Type.Optional(AnswerTable) }, closed)),
     suggested_presets: Type.Optional(
       Type.Array(
         Type.Object(
@@ -196,6 +211,11 @@ export function parseCatalog(files: Record<string, string>): Catalog {
         problems.push(`${file}: resume.session_id_pattern: ${(error as Error).message}`);
       }
     }
+    for (const [kind, table] of Object.entries(descriptor.answers ?? {})) {
+      if (!table.text && Object.keys(table.choices ?? {}).length === 0) problems.push(`${file}: answers.${kind}: needs 'choices' or 'text = true'`);
+      // A name is typed on a command line (`paneflow answer api yes`): a lowercase word.
+      for (const name of Object.keys(table.choices ?? {})) if (!/^[a-z][a-z_]*$/.test(name)) problems.push(`${file}: answers.${kind}.choices: '${name}' is not a lowercase word`);
+    }
     const names = new Set([...descriptor.detection.process_aliases, ...descriptor.detection.command_aliases].map(normalizeName));
     runtimes.push({ ...descriptor, tool: descriptor.detection.command_aliases[0], names });
   }
@@ -210,10 +230,34 @@ export function parseCatalog(files: Record<string, string>): Catalog {
     once('id', runtime.id, runtime.slug);
     once('order', String(runtime.display.order), runtime.slug);
     for (const name of runtime.names) once('alias', name, runtime.slug);
+    for (const preset of runtime.suggested_presets ?? []) once('preset id', preset.id, runtime.slug);
   }
   if (problems.length > 0) throw new CatalogError(problems);
   runtimes.sort((a, b) => a.display.order - b.display.order);
   return { runtimes, bySlug: new Map(runtimes.map((r) => [r.slug, r])) };
+}
+
+export type Platform = Static<typeof Platform>;
+
+/** The platform a Node `process.platform` (`darwin`, `win32`, `linux`) or a browser's `navigator.platform` (`MacIntel`, `Win32`, `Linux x86_64`) names. */
+export function platformOf(name: string): Platform {
+  if (/^(darwin|mac)/i.test(name)) return 'macos';
+  return /^win/i.test(name) ? 'windows' : 'linux';
+}
+
+/** A launcher preset (`[[suggested_presets]]`) with the agent it starts. */
+export type Preset = NonNullable<RuntimeDescriptor['suggested_presets']>[number] & { runtime: Runtime };
+
+/** The presets that run on `platform` (theirs and their agent's), in the agents' display order. */
+export function suggestedPresets(catalog: Catalog, platform: Platform): Preset[] {
+  return catalog.runtimes
+    .filter((runtime) => runtime.platforms.includes(platform))
+    .flatMap((runtime) => (runtime.suggested_presets ?? []).filter((p) => !p.platforms || p.platforms.includes(platform)).map((p) => ({ ...p, runtime })));
+}
+
+/** The preset with this id on `platform`, or null. */
+export function findPreset(catalog: Catalog, id: string, platform: Platform): Preset | null {
+  return suggestedPresets(catalog, platform).find((p) => p.id === id) ?? null;
 }
 
 /**
@@ -224,4 +268,21 @@ export function resolveAgent(catalog: Catalog, name: string): Runtime | null {
   const wanted = name.toLowerCase().replaceAll('-', '_');
   const norm = (s: string) => s.toLowerCase().replaceAll('-', '_');
   return catalog.runtimes.find((r) => norm(r.slug) === wanted || r.detection.command_aliases.some((a) => norm(a) === wanted)) ?? null;
+}
+
+type AnswerKind = keyof NonNullable<RuntimeDescriptor['answers']>;
+const answerTable = (runtime: Runtime | undefined, kind: string | null) => (kind ? runtime?.answers?.[kind as AnswerKind] : undefined);
+
+/** What a prompt of `kind` accepts as an answer, by the runtime's `[answers]`; null where it has none. */
+export function answersFor(runtime: Runtime | undefined, kind: string | null): { choices: string[]; text: boolean } | null {
+  const table = answerTable(runtime, kind);
+  return table ? { choices: Object.keys(table.choices ?? {}), text: table.text === true } : null;
+}
+
+/** What to type for `answer`: a choice's keys, else the text itself where free text is accepted; null when neither. */
+export function answerInput(runtime: Runtime | undefined, kind: string | null, answer: string): { keys: string } | { text: string } | null {
+  const table = answerTable(runtime, kind);
+  // Own keys only: `constructor` is no answer.
+  if (table?.choices && Object.hasOwn(table.choices, answer)) return { keys: table.choices[answer] };
+  return table?.text ? { text: answer } : null;
 }

@@ -1,0 +1,61 @@
+// `paneflow web`: the desktop's renderer in a browser. The server is the desktop's (it runs the
+// renderer's calls through the desktop's dispatch), a bundle of its own loaded only here.
+import type { Endpoints } from '@paneflow/instance/endpoints';
+import { displayText } from '@paneflow/view';
+import { existsSync, realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { dirname, join } from 'node:path';
+import { CliError } from '../errors';
+import { ensureInstance, instanceEndpoints } from '../instance';
+import { flag, type Run } from './common';
+
+/** What apps/desktop/src/web/server.ts exports (an app cannot import another's sources). */
+interface WebModule {
+  startWeb(options: { endpoints: Endpoints; bind: string; port: number }): Promise<{ url: string; port: number; close(): Promise<void> }>;
+}
+
+/** The web server's bundle: the desktop's build in a checkout, `desktop/` beside the bundles once installed. */
+function webModule(): WebModule {
+  const here = dirname(realpathSync(process.argv[1] ?? '.'));
+  const path = [join(here, '../../desktop/dist/web.cjs'), join(here, 'desktop/web.cjs')].find((candidate) => existsSync(candidate));
+  if (!path) throw new CliError('the web face is not built (npx nx build desktop)', 1);
+  return require(path) as WebModule;
+}
+
+async function web(bind: string, port: number): Promise<number> {
+  const { startWeb } = webModule();
+  await ensureInstance();
+  let server: Awaited<ReturnType<WebModule['startWeb']>>;
+  try {
+    server = await startWeb({ endpoints: instanceEndpoints(), bind, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${bind} port ${port}: it is in use`, 1);
+    if (code === 'EADDRNOTAVAIL') throw new CliError(`cannot listen on ${bind}: no interface of this machine has that address`, 1);
+    throw new CliError(`cannot serve the web face: ${(error as Error).message}`, 1);
+  }
+  process.stdout.write(`${server.url}\n`);
+  process.stderr.write(
+    `paneflow web: the instance of ${displayText(instanceEndpoints().home)}, until Ctrl-C. Open the URL above (it holds the token).\n` +
+      `From another machine: ssh -L ${server.port}:127.0.0.1:${server.port} <this host>, then open it there.\n`,
+  );
+  if (!/^127\.|^::1$/.test(bind)) {
+    process.stderr.write(`paneflow web: ${bind} is reachable from other machines, over plain HTTP: the token is all that keeps them out, and it is not encrypted. Prefer the default and ssh -L.\n`);
+  }
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
+  });
+  await server.close();
+  return 0;
+}
+
+export const run: Record<string, Run> = {
+  web(p) {
+    const bind = flag(p, 'bind') ?? '127.0.0.1';
+    // An address, not a name: the server checks that a request names it by address (DNS rebinding).
+    if (isIP(bind) === 0) throw new CliError(`--bind needs an IP address (such as 127.0.0.1 or ::1), not '${displayText(bind)}'`, 2);
+    const port = flag<number>(p, 'port') ?? 0;
+    if (port < 0 || port > 65535) throw new CliError(`--port is 0-65535, not ${port}`, 2);
+    return web(bind, port);
+  },
+};

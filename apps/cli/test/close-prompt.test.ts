@@ -1,0 +1,75 @@
+// `paneflow close` on a terminal: the y/N question a person answers (REFERENCE.md §1.4), typed
+// into a real terminal (tmux) with send-keys and read back with capture-pane.
+import { CLI, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+
+let home: Home;
+let tmux: Tmux;
+beforeAll(() => {
+  home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1' });
+  expect(home.run(['new', '--name', 'prompts', '--cwd', home.dir]).code).toBe(0);
+  tmux = new Tmux();
+});
+afterAll(() => {
+  tmux?.kill();
+  home?.cleanup();
+});
+
+const paneIds = () => home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id);
+
+/** `paneflow close <name>` in a terminal of its own; the shell around it prints its exit code (`exit=N`). */
+const closeOnTerminal = (name: string) =>
+  tmux.window(['/bin/sh', '-c', `'${process.execPath}' '${CLI}' close '${name}'; echo "exit=$?"`], { env: home.env, dir: home.dir, cols: 120, rows: 10 });
+
+async function screenShows(window: TmuxWindow, pattern: RegExp, what: string): Promise<string> {
+  let last = '';
+  try {
+    return await until(() => {
+      last = window.capture().join('\n');
+      return pattern.test(last) ? last : null;
+    }, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the screen:\n${last}`, { cause: error });
+  }
+}
+
+/** The exit code of `paneflow close`, as the shell around it printed it. */
+const exitCode = async (window: TmuxWindow) => /^exit=(\d+)$/m.exec(await screenShows(window, /^exit=\d+$/m, 'the CLI’s exit code'))![1];
+
+/** A shell pane running `sleep`: closing it needs a yes. */
+async function busyShell(name: string): Promise<number> {
+  const surface = (await home.rpc('surface.split', { direction: 'h', name })).surface_id;
+  expect(home.run(['send', String(surface), `sleep 4${surface}4`, '--submit']).code).toBe(0);
+  await until(() => home.run(['ls', '--scope', 'all']).stdout.includes(`"sleep 4${surface}4"`) || null, 'the sleep runs in front');
+  return surface;
+}
+
+test('on a terminal close asks y/N with serve’s reason: Enter (no) keeps the pane, exit 1; y closes it, exit 0', async () => {
+  const surface = await busyShell('asked');
+  const question = new RegExp(`surface ${surface} \\(asked\\): 'sleep 4${surface}4' is running in it\\nclose anyway\\? \\[y/N\\] $`, 'm');
+
+  const declined = closeOnTerminal('asked');
+  await screenShows(declined, question, 'the question');
+  declined.keys('Enter');
+  await screenShows(declined, /^paneflow: not closed$/m, 'the refusal');
+  expect(await exitCode(declined)).toBe('1');
+  expect(paneIds()).toContain(surface);
+
+  const accepted = closeOnTerminal('asked');
+  await screenShows(accepted, question, 'the question again');
+  accepted.type('y');
+  accepted.keys('Enter');
+  expect(await exitCode(accepted)).toBe('0');
+  expect(accepted.capture().join('\n')).toContain(`{"closed":${surface},`);
+  expect(paneIds()).not.toContain(surface);
+});
+
+test('any answer but y or yes is no', async () => {
+  const surface = await busyShell('not-yes');
+  const window = closeOnTerminal('not-yes');
+  await screenShows(window, /close anyway\? \[y\/N\] $/m, 'the question');
+  window.type('yep');
+  window.keys('Enter');
+  expect(await exitCode(window)).toBe('1');
+  expect(paneIds()).toContain(surface);
+  expect(home.run(['close', 'not-yes', '--force']).code).toBe(0);
+});

@@ -1,0 +1,137 @@
+// The attention inbox: `paneflow inbox` lists the agents waiting for their person, and `paneflow
+// answer` answers one by its runtime's `[answers]` — only while it still waits at the prompt the
+// inbox showed, confirmed by its state (exit 4 when nothing changed), behind the scripting gate.
+import { encode } from '@paneflow/osc7501';
+import { InboxItem, validate } from '@paneflow/protocol';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeHome, screen, until, type Home } from '@paneflow/testing';
+
+type Item = InboxItem;
+
+/**
+ * A program named `claude` that declares a permission prompt at once and stays in it whatever is
+ * typed, printing what it got: an agent that hangs on its menu.
+ */
+function stuckClaude(home: Home): string {
+  const dir = join(home.dir, 'stuck');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'claude');
+  const report = encode({ state: 'blocked', kind: 'permission', app: 'claude-code', msg: 'approve Bash: make deploy' });
+  writeFileSync(
+    path,
+    `#!${process.execPath}\nprocess.stdin.setRawMode(true);\nprocess.stdout.write(${JSON.stringify(report)} + 'stuck on its menu\\r\\n');\nprocess.stdin.on('data', (d) => process.stdout.write('got ' + JSON.stringify(String(d)) + '\\r\\n'));\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const inbox = (home: Home) => home.run(['inbox', '--json']).json<{ items: Item[] }>().items;
+const state = (home: Home, id: number) => home.run(['status', String(id), '--json']).json<{ state: string; reason: string; state_seq: number }>();
+
+describe('with scripting on', () => {
+  let home: Home;
+  let first: number;
+  let second: number;
+  beforeAll(async () => {
+    home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1', PANEFLOW_IPC_SCRIPTING: '1' });
+    expect(home.run(['start']).code).toBe(0);
+    const pane = (name: string) => ({ name, cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} });
+    first = (await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [pane('lead')] })).surfaces[0].surface_id;
+    second = (await home.rpc('workspace.up', { name: 'web', layout: 'even_h', panes: [pane('helper')] })).surfaces[0].surface_id;
+    await until(() => [first, second].every((id) => state(home, id).reason === 'declared') || null, 'both agents declare');
+  }, 60_000);
+  afterAll(() => home?.cleanup());
+
+  test('inbox lists the waiting agents oldest first, with workspace, pane, tool, kind, message, wait and answers', async () => {
+    expect(home.run(['inbox']).stdout).toBe('no agent is waiting for you\n');
+    expect(home.run(['send', String(first), 'deploy permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => inbox(home).length === 1 || null, 'the first agent waits');
+    expect(home.run(['send', String(second), 'ship it question', '--submit', '--scope', 'all']).code).toBe(0);
+    const items = await until(() => (inbox(home).length === 2 ? inbox(home) : null), 'both agents wait');
+
+    for (const item of items) expect(validate(InboxItem, item)).toBeNull();
+    expect(items.map((i) => i.surface_id)).toEqual([first, second]);
+    expect(items[0]).toMatchObject({ workspace_name: 'api', surface_name: 'lead', tool: 'claude', runtime_id: 'claude-code', kind: 'permission', message: 'approve Bash: deploy permission', answers: { choices: ['yes', 'always', 'no'], text: false } });
+    expect(items[1]).toMatchObject({ workspace_name: 'web', surface_name: 'helper', kind: 'question', message: 'which name? (ship it question)', answers: { choices: [], text: true } });
+    expect(items[0].since_ms).toBeLessThanOrEqual(items[1].since_ms);
+    expect(items[0].state_seq).toBe(state(home, first).state_seq);
+
+    const table = home.run(['inbox']).stdout.split('\n');
+    expect(table[0]).toMatch(/^WAITING\s+WORKSPACE\s+ID\s+NAME\s+TOOL\s+KIND\s+ANSWERS\s+MESSAGE$/);
+    expect(table[1]).toMatch(new RegExp(`^\\d+s\\s+api\\s+${first}\\s+lead\\s+claude\\s+permission\\s+yes\\|always\\|no\\s+approve Bash: deploy permission$`));
+    expect(table[2]).toMatch(new RegExp(`^\\d+s\\s+web\\s+${second}\\s+helper\\s+claude\\s+question\\s+<text>\\s+which name\\? \\(ship it question\\)$`));
+  }, 60_000);
+
+  test('answer yes to a permission prompt runs the tool; a text answer answers a question; both leave the wait (exit 0)', async () => {
+    const yes = home.run(['answer', String(first), 'yes']);
+    expect(yes.stderr).toBe('');
+    expect(yes.code).toBe(0);
+    expect(yes.json()).toMatchObject({ surface_id: first, answered: true, left_waiting: true });
+    await screen(home, String(first), /^allowed$/m);
+    await until(() => state(home, first).state === 'finished' || null, 'the first turn finished');
+
+    const text = home.run(['answer', String(second), 'use the name atlas']);
+    expect(text.code).toBe(0);
+    await screen(home, String(second), /^answer: use the name atlas$/m);
+    expect(inbox(home)).toEqual([]);
+  }, 60_000);
+
+  test('answer no declines: the turn ends at the prompt; an unknown answer is a usage error and types nothing', async () => {
+    expect(home.run(['send', String(first), 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => inbox(home).length === 1 || null, 'it asks again');
+    const unknown = home.run(['answer', String(first), 'maybe']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("'maybe' is not an answer to this prompt; it takes yes, always, no");
+    expect(state(home, first).state).toBe('waiting_for_input');
+
+    expect(home.run(['answer', String(first), 'no']).code).toBe(0);
+    await screen(home, String(first), /^denied$/m);
+    expect(state(home, first).state).toBe('idle');
+  }, 60_000);
+
+  test('an agent that moved on is not answered, and nothing is typed into it (not_waiting, exit 1)', async () => {
+    expect(home.run(['send', String(first), 'rotate keys permission', '--submit', '--scope', 'all']).code).toBe(0);
+    const [seen] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks');
+    // Answered by hand, then asked again: a later prompt, a later state_seq.
+    await home.rpc('surface.send_keystroke', { surface_id: first, keystroke: '1', scope: 'all' });
+    await until(() => state(home, first).state === 'finished' || null, 'that turn ended');
+    expect(home.run(['send', String(first), 'format disk permission', '--submit', '--scope', 'all']).code).toBe(0);
+    const [later] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks again');
+    expect(later.state_seq).toBeGreaterThan(seen.state_seq);
+
+    await expect(home.rpc('surface.answer', { surface_id: first, answer: 'yes', state_seq: seen.state_seq, scope: 'all' })).rejects.toMatchObject({ code: -32030, data: { reason: 'not_waiting' } });
+    expect(state(home, first)).toMatchObject({ state: 'waiting_for_input', state_seq: later.state_seq });
+    expect(home.run(['read', String(first), '--raw']).stdout).not.toMatch(/format disk permission[\s\S]*allowed/);
+
+    const idle = home.run(['answer', String(second), 'yes']);
+    expect(idle.code).toBe(1);
+    expect(idle.stderr).toContain(`not_waiting: surface ${second} is not waiting for you`);
+    await home.rpc('surface.send_keystroke', { surface_id: first, keystroke: '3', scope: 'all' });
+  }, 60_000);
+
+  test('an agent still waiting 3 s after its answer was typed: exit 4, left_waiting false', async () => {
+    const stuck = (await home.rpc('workspace.up', { name: 'stuck', layout: 'even_h', panes: [{ name: 'stuck', cwd: home.dir, command: stuckClaude(home), focus: false, env: {} }] })).surfaces[0].surface_id;
+    await until(() => inbox(home).find((i) => i.surface_id === stuck) ?? null, 'the stuck agent waits');
+    const result = home.run(['answer', String(stuck), 'always']);
+    expect(result.code).toBe(4);
+    expect(result.json()).toMatchObject({ surface_id: stuck, answered: true, left_waiting: false, state: 'waiting_for_input' });
+    // What was typed is the runtime's key for `always`, and only that.
+    await screen(home, String(stuck), /^got "2"$/m);
+  }, 60_000);
+});
+
+test('with scripting off, answer is refused and nothing is typed; inbox still lists', async () => {
+  const home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
+  try {
+    expect(home.run(['start']).code).toBe(0);
+    const stuck = (await home.rpc('workspace.up', { name: 'gated', layout: 'even_h', panes: [{ name: 'gated', cwd: home.dir, command: stuckClaude(home), focus: false, env: {} }] })).surfaces[0].surface_id;
+    await until(() => inbox(home).find((i) => i.surface_id === stuck) ?? null, 'the agent waits');
+    const result = home.run(['answer', String(stuck), 'yes']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('surface.answer disabled: relaunch with PANEFLOW_IPC_SCRIPTING=1');
+    expect(home.run(['read', String(stuck), '--raw', '--scope', 'all']).stdout).not.toContain('got ');
+  } finally {
+    home.cleanup();
+  }
+}, 60_000);

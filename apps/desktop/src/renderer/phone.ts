@@ -1,0 +1,239 @@
+// The narrow-screen layout (a phone, through `paneflow web`): first the agents that wait for you
+// (serve's `fleet.inbox`, oldest wait first), then every agent, then the other panes. One tap
+// opens a pane's terminal full-screen, with a row of the keys a phone's keyboard lacks and, while
+// its agent waits, a button for each answer its runtime's `[answers]` know (`surface.answer`,
+// which serve refuses when the agent has moved on). It draws from the App's picture.
+import type { InboxItem } from '@paneflow/protocol/status';
+import { agentRows, displayText, rowMark, type PaneStatus, type RowMark } from '@paneflow/view';
+import type { PaneflowApi } from '../api';
+import type { App } from './app';
+
+/** Below this width the phone layout replaces the sidebar and the split tree. */
+export const NARROW = '(max-width: 700px)';
+const KEYS = [
+  ['Esc', 'escape'],
+  ['Tab', 'tab'],
+  ['←', 'left'],
+  ['↑', 'up'],
+  ['↓', 'down'],
+  ['→', 'right'],
+  ['Ctrl-C', 'ctrl-c'],
+] as const;
+const BADGES: Partial<Record<RowMark, string>> = { working: 'Working', need_you: 'Need you', error: 'Error', done: 'Done', no_status: 'No status', ended: 'Not running' };
+
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+};
+
+const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+export class PhoneLayout {
+  private readonly home = el('div', 'phone-home');
+  private readonly inboxList = el('section', 'phone-inbox');
+  private readonly agentList = el('section', 'phone-agents');
+  private readonly paneList = el('section', 'phone-panes');
+  private readonly bar = el('header', 'phone-bar');
+  private readonly answers = el('div', 'phone-answers');
+  private readonly said = el('div', 'phone-said');
+  private readonly keys = el('div', 'phone-keys');
+  /** The wait the answer buttons are drawn for: redrawn only when it changes, so a half-typed answer stays. */
+  private answersFor = '';
+  private readonly media = matchMedia(NARROW);
+  private inbox: InboxItem[] = [];
+  /** The waits the inbox was read for: read again when they change. */
+  private inboxRead = '';
+  private reading: Promise<void> | null = null;
+  /** The pane open full-screen, or null for the lists. */
+  private solo: number | null = null;
+  private drawPending = false;
+  private answering = false;
+
+  constructor(
+    private readonly app: App,
+    private readonly api: PaneflowApi,
+    root: HTMLElement,
+  ) {
+    this.home.append(el('h2', undefined, 'Waiting for you'), this.inboxList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);
+    for (const [label, key] of KEYS) {
+      const button = el('button', 'key', label);
+      button.dataset.key = key;
+      // The terminal keeps the keyboard (and the phone its on-screen keyboard) across a tap.
+      button.onpointerdown = (event) => event.preventDefault();
+      button.onclick = () => (this.solo === null ? undefined : this.app.terminal(this.solo)?.key(key));
+      this.keys.append(button);
+    }
+    root.append(this.home, this.bar, this.said, this.answers, this.keys);
+    this.media.addEventListener('change', () => this.layout());
+    app.drawn.push(() => this.schedule());
+    // A notification clicked: its pane full-screen (the App brings it forward in the tree).
+    api.onFocusSurface((id) => {
+      if (this.phone) void this.open(id);
+    });
+    this.layout();
+  }
+
+  private get phone(): boolean {
+    return this.media.matches;
+  }
+
+  private layout(): void {
+    document.body.classList.toggle('phone', this.phone);
+    if (!this.phone) this.solo = null;
+    this.draw();
+  }
+
+  /** Opens a pane full-screen (it becomes the focused pane, as a click does on the desktop), or back to the lists. */
+  async open(surfaceId: number | null): Promise<void> {
+    this.solo = surfaceId;
+    this.draw();
+    if (surfaceId !== null) await this.app.focusSurface(surfaceId);
+  }
+
+  /** Drawn once for a burst of changes (the App draws agents and panes one after the other). */
+  private schedule(): void {
+    if (this.drawPending) return;
+    this.drawPending = true;
+    queueMicrotask(() => {
+      this.drawPending = false;
+      this.draw();
+    });
+  }
+
+  private draw(): void {
+    const { picture } = this.app;
+    document.body.dataset.phoneView = this.solo === null ? 'home' : 'terminal';
+    if (this.solo !== null && !picture.surfaces.has(this.solo)) this.solo = null;
+    if (!this.phone) return;
+    this.readInbox();
+    const waiting = new Map(this.inbox.map((item) => [item.surface_id, item]));
+    const statuses = [...picture.statuses.values()].sort((a, b) => a.surface_id - b.surface_id);
+    const workspaceName = (surfaceId: number) => {
+      const surface = picture.surfaces.get(surfaceId);
+      return displayText(picture.workspaces.find((w) => w.id === surface?.workspace_id)?.name ?? '');
+    };
+
+    this.inboxList.replaceChildren(
+      ...this.inbox.map((item) => {
+        const row = this.row(item.surface_id, 'need_you', displayText(item.surface_name ?? this.labelOf(item.surface_id)), workspaceName(item.surface_id));
+        row.classList.add('inbox-item');
+        const what = [item.kind, item.message].filter((part) => part).join(' · ');
+        row.append(el('div', 'message', displayText(what || 'waiting for input')), el('div', 'since', `since ${time(item.since_ms)}${item.tool ? ` · ${displayText(item.tool)}` : ''}`));
+        return row;
+      }),
+    );
+    if (this.inbox.length === 0) this.inboxList.append(el('div', 'empty', 'Nobody is waiting.'));
+    const rows = agentRows(statuses, (s) => this.app.label(s)).filter((r) => !waiting.has(r.surface_id));
+    this.agentList.replaceChildren(...rows.map((r) => this.row(r.surface_id, r.mark, r.label, workspaceName(r.surface_id))));
+    const others = [...picture.surfaces.values()].filter((s) => (picture.statuses.get(s.surface_id)?.tool ?? null) === null);
+    this.paneList.replaceChildren(...others.map((s) => this.row(s.surface_id, 'none', displayText(s.name ?? (s.title || `pane ${s.surface_id}`)), workspaceName(s.surface_id))));
+
+    // Full-screen: the pane itself (the App's, in the split tree) and nothing else of the tree.
+    for (const pane of document.querySelectorAll<HTMLElement>('.panes .pane')) pane.classList.toggle('solo', Number(pane.dataset.surface) === this.solo);
+    this.bar.replaceChildren();
+    const item = this.solo === null ? undefined : waiting.get(this.solo);
+    const answersFor = item ? `${item.surface_id}:${item.state_seq}:${this.answering}` : '';
+    if (answersFor !== this.answersFor) {
+      this.answersFor = answersFor;
+      this.answers.replaceChildren();
+      if (item) this.drawAnswers(item);
+    }
+    if (this.solo === null) return;
+    const back = el('button', 'back', '‹');
+    back.title = 'Back to the list';
+    back.onclick = () => void this.open(null);
+    const status = picture.statuses.get(this.solo);
+    const mark = status ? rowMark(status) : 'none';
+    const title = el('span', 'title', displayText(status ? this.app.label(status) : this.labelOf(this.solo)));
+    this.bar.append(back, title);
+    if (BADGES[mark]) this.bar.append(el('span', `badge ${mark}`, BADGES[mark]));
+    this.bar.dataset.surface = String(this.solo);
+  }
+
+  private labelOf(surfaceId: number): string {
+    const surface = this.app.picture.surfaces.get(surfaceId);
+    return surface?.name ?? (surface?.title || `pane ${surfaceId}`);
+  }
+
+  private row(surfaceId: number, mark: RowMark, label: string, workspace: string): HTMLElement {
+    const row = el('button', `phone-row ${mark}`);
+    row.dataset.surface = String(surfaceId);
+    row.dataset.mark = mark;
+    const head = el('div', 'head');
+    head.append(el('span', 'name', label), el('span', 'workspace', workspace));
+    if (BADGES[mark]) head.append(el('span', 'badge', BADGES[mark]));
+    row.append(head);
+    row.onclick = () => void this.open(surfaceId);
+    return row;
+  }
+
+  /** The answers a waiting agent takes, as buttons (and a text field where its runtime takes free text). */
+  private drawAnswers(item: InboxItem): void {
+    this.answers.append(el('div', 'message', displayText([item.kind, item.message].filter((p) => p).join(' · ') || 'waiting for input')));
+    if (!item.answers) {
+      this.answers.append(el('div', 'hint', 'Its runtime names no answers: answer in the terminal.'));
+      return;
+    }
+    const buttons = el('div', 'buttons');
+    for (const choice of item.answers.choices) {
+      const button = el('button', 'answer', capital(choice));
+      button.dataset.answer = choice;
+      button.disabled = this.answering;
+      button.onclick = () => void this.answer(item, choice);
+      buttons.append(button);
+    }
+    this.answers.append(buttons);
+    if (item.answers.text) {
+      const form = el('form', 'text-answer');
+      const field = el('input') as HTMLInputElement;
+      field.placeholder = 'Answer';
+      form.append(field, el('button', 'answer', 'Send'));
+      form.onsubmit = (event) => {
+        event.preventDefault();
+        if (field.value) void this.answer(item, field.value);
+      };
+      this.answers.append(form);
+    }
+  }
+
+  private async answer(item: InboxItem, answer: string): Promise<void> {
+    this.answering = true;
+    this.draw();
+    try {
+      const outcome = await this.api.settle('surface.answer', { surface_id: item.surface_id, answer, state_seq: item.state_seq });
+      if ('error' in outcome) this.say(outcome.error.reason === 'not_waiting' ? 'It has moved on: nothing was typed.' : outcome.error.message);
+    } finally {
+      this.answering = false;
+      this.inboxRead = '';
+      this.draw();
+    }
+  }
+
+  private say(message: string): void {
+    const line = el('div', undefined, displayText(message));
+    this.said.append(line);
+    setTimeout(() => line.remove(), 8000);
+  }
+
+  /** Reads `fleet.inbox` again when the waits changed (who waits, and each one's status revision). */
+  private readInbox(): void {
+    const waits = [...this.app.picture.statuses.values()]
+      .filter((s: PaneStatus) => rowMark(s) === 'need_you')
+      .map((s) => `${s.surface_id}:${s.revision}`)
+      .join(',');
+    if (waits === this.inboxRead || this.reading) return;
+    this.inboxRead = waits;
+    this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[] }>)
+      .then(
+        ({ items }) => void (this.inbox = items),
+        () => undefined,
+      )
+      .finally(() => {
+        this.reading = null;
+        this.draw();
+      });
+  }
+}
