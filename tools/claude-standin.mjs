@@ -12,8 +12,8 @@
 //       "ask", it calls AskUserQuestion instead (when that tool is offered; STANDIN_OPTIONS=2..4
 //       options, default 2); if it contains
 //       "write", it calls Write (STANDIN_WRITE_PATH, default ./cc-probe-write.txt).
-//   - the last user turn carries a tool_result: a short text answer, stop_reason end_turn (the log
-//     shows the tool_result's text, e.g. the answer picked in a question menu).
+//   - the last user turn carries a tool_result and no new prompt: a short text answer, stop_reason
+//     end_turn (the log shows the tool_result's text, e.g. the answer picked in a question menu).
 //   - a request without tools (titles, summaries, topic checks on the small model): a short text;
 //     JSON if the system prompt asks for JSON.
 // Both `stream: true` (server-sent events) and plain JSON answers are served.
@@ -49,11 +49,13 @@ function reply(body) {
   const last = (body.messages || []).findLast((m) => m.role === 'user') || { content: '' };
   const blocks = Array.isArray(last.content) ? last.content : [];
   const prompt = typeof last.content === 'string' ? last.content
-    : blocks.filter((b) => b.type === 'text' && !b.text.startsWith('<system-reminder>')).map((b) => b.text).join('\n');
+    : blocks.filter((b) => b.type === 'text' && !b.text.startsWith('<system-reminder>') && !b.text.startsWith('[Request interrupted')).map((b) => b.text).join('\n');
   const system = typeof body.system === 'string' ? body.system : textOf(body.system);
 
   const result = blocks.find((b) => b.type === 'tool_result');
-  if (result) {
+  // After a rejected tool call Claude Code sends the next prompt in the same user turn as the
+  // rejection's tool_result: a prompt there is a new request.
+  if (result && !prompt.trim()) {
     // The log shows what the tool answered (e.g. the user's answer to a question), on one line.
     const said = JSON.stringify(textOf(result.content)).slice(0, 300);
     return { kind: `after-tool ${said}`, content: [{ type: 'text', text: 'Done: the probe command ran.' }], stop: 'end_turn' };

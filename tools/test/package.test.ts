@@ -115,7 +115,8 @@ describe('the paneflow package', () => {
     expect(outcome(start)).toMatchObject({ status: 0 });
     const serve = start.json<{ serve: { pid: number } }>().serve.pid;
     const host = paneflow('host', 'status').json<{ pid: number }>().pid;
-    const script = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1];
+    // The program node runs: its first argument that is not a V8 flag (the host's `--max-semi-space-size`).
+    const script = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1).find((a) => !a.startsWith('--'));
     expect([script(serve), script(host)]).toEqual([join(installed, 'paneflow-serve.cjs'), join(installed, 'paneflow-host.cjs')]);
 
     const pane = paneflow('new', '--name', 'installed');

@@ -380,7 +380,9 @@ test('an agent out of view that starts waiting rings the bell and, where the ter
   await screen(window, (l) => /^\s+waiter\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent row');
   expect(window.format('#{window_bell_flag}')).toBe('0');
   expect(home.run(['send', 'waiter', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
-  await until(() => written().includes('\x07\x1b]9;waiter needs you: approve Bash: ship it permission\x07') || null, 'the bell and the notification');
+  await until(() => written().includes('\x07\x1b]9;Needs input: waiter in away: approve Bash: ship it permission\x07') || null, 'the bell and the notification');
+  // The terminal's notification cannot be clicked: the status line names the key that goes there.
+  await screen(window, (l) => text(l).includes('Needs input: waiter in away · C-b a goes there'), 'the note');
   await until(() => window.format('#{window_bell_flag}') === '1' || null, "tmux's bell flag");
   // A waiting agent left behind would take a place at the top of every later test's sidebar.
   await home.rpc('surface.close', { surface_id: away.waiter });
@@ -547,8 +549,8 @@ test('a hook title and a declared message reach the outer terminal only as visib
   expect(await home.rpc('ai.prompt_submit', frame)).toEqual({ accepted: true });
   await screen(window, (l) => text(l).includes(`${titled} a^[]52;c;cHduZWQ=^Gb^[]0;pwned^Gc^[[2J d\ufffd2Jef`), 'the title row, escaped');
   expect(home.run(['send', String(away.surfaces[0].surface_id), 'ship \u202e it permission', '--submit', '--scope', 'all']).code).toBe(0);
-  await until(() => bytes().includes('\x07\x1b]9;Claude Code needs you: approve Bash: ship  it permission\x07') || null, 'the notification, the override removed');
-  const written = bytes().replaceAll('\x07\x1b]9;Claude Code needs you: approve Bash: ship  it permission\x07', '');
+  await until(() => bytes().includes('\x07\x1b]9;Needs input: Claude Code in esc-away: approve Bash: ship  it permission\x07') || null, 'the notification, the override removed');
+  const written = bytes().replaceAll('\x07\x1b]9;Needs input: Claude Code in esc-away: approve Bash: ship  it permission\x07', '');
   // (The client clears the screen itself when it starts; what the title held shows as ^[[2J above.)
   for (const unsafe of ['\x1b]52', '\x1b]0;', '\u009b', '\u202e', 'pwned\x07']) expect(written).not.toContain(unsafe);
   expect(window.format('#{pane_title}')).toBe(paneTitle);

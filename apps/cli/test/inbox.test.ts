@@ -27,6 +27,11 @@ function stuckClaude(home: Home): string {
 }
 
 const inbox = (home: Home) => home.run(['inbox', '--json']).json<{ items: Item[] }>().items;
+/** A key pressed in the pane as a person would: once the menu has been up longer than the agent is deaf. */
+async function pressByHand(home: Home, surface_id: number, keystroke: string) {
+  await until(() => inbox(home).find((i) => i.surface_id === surface_id && i.waiting_ms >= 600) ?? null, 'the menu listening');
+  await home.rpc('surface.send_keystroke', { surface_id, keystroke, scope: 'all' });
+}
 const state = (home: Home, id: number) => home.run(['status', String(id), '--json']).json<{ state: string; reason: string; state_seq: number }>();
 
 describe('with scripting on', () => {
@@ -36,7 +41,8 @@ describe('with scripting on', () => {
   beforeAll(async () => {
     home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1', PANEFLOW_IPC_SCRIPTING: '1' });
     expect(home.run(['start']).code).toBe(0);
-    const pane = (name: string) => ({ name, cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} });
+    // Deaf for 500 ms after each prompt it reports, as Claude Code's menus are.
+    const pane = (name: string) => ({ name, cwd: home.dir, command: 'claude --work-ms 100 --deaf-ms 500', focus: false, env: {} });
     first = (await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [pane('lead')] })).surfaces[0].surface_id;
     second = (await home.rpc('workspace.up', { name: 'web', layout: 'even_h', panes: [pane('helper')] })).surfaces[0].surface_id;
     await until(() => [first, second].every((id) => state(home, id).reason === 'declared') || null, 'both agents declare');
@@ -77,6 +83,14 @@ describe('with scripting on', () => {
     expect(inbox(home)).toEqual([]);
   }, 60_000);
 
+  test('an answer given the moment the prompt shows waits for the runtime’s settle_ms, so a menu not yet listening loses nothing', async () => {
+    expect(home.run(['send', String(first), 'tag release permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => inbox(home).length === 1 || null, 'it asks');
+    expect(home.run(['answer', String(first), 'yes']).code).toBe(0);
+    await screen(home, String(first), /tag release permission[\s\S]*^allowed$/m);
+    await until(() => state(home, first).state === 'finished' || null, 'the turn finished');
+  }, 60_000);
+
   test('answer no declines: the turn ends at the prompt; an unknown answer is a usage error and types nothing', async () => {
     expect(home.run(['send', String(first), 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
     await until(() => inbox(home).length === 1 || null, 'it asks again');
@@ -94,7 +108,7 @@ describe('with scripting on', () => {
     expect(home.run(['send', String(first), 'rotate keys permission', '--submit', '--scope', 'all']).code).toBe(0);
     const [seen] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks');
     // Answered by hand, then asked again: a later prompt, a later state_seq.
-    await home.rpc('surface.send_keystroke', { surface_id: first, keystroke: '1', scope: 'all' });
+    await pressByHand(home, first, '1');
     await until(() => state(home, first).state === 'finished' || null, 'that turn ended');
     expect(home.run(['send', String(first), 'format disk permission', '--submit', '--scope', 'all']).code).toBe(0);
     const [later] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks again');
@@ -107,7 +121,7 @@ describe('with scripting on', () => {
     const idle = home.run(['answer', String(second), 'yes']);
     expect(idle.code).toBe(1);
     expect(idle.stderr).toContain(`not_waiting: surface ${second} is not waiting for you`);
-    await home.rpc('surface.send_keystroke', { surface_id: first, keystroke: '3', scope: 'all' });
+    await pressByHand(home, first, '3');
   }, 60_000);
 
   test('an agent still waiting 3 s after its answer was typed: exit 4, left_waiting false', async () => {

@@ -1,6 +1,6 @@
 import { inTurn, MAX_SEND_TEXT_BYTES, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
-import { answerInput, answersFor } from '@paneflow/procscan';
+import { answerInput, answerSettleMs, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
 import type { Reduction } from './status';
 import type { Workspaces } from './workspaces';
@@ -94,16 +94,26 @@ export class Sending {
     const pane = ctx.pane(surface_id);
     this.workspaces.checkScope(pane, scope, workspace_id);
     const view = ctx.view(pane);
-    const before = this.reduction.statusOf(view, pane);
-    if (before.state !== 'waiting_for_input' || before.state_seq !== state_seq) {
-      throw refusedByState(`not_waiting: surface ${surface_id} is ${before.state} at state_seq ${before.state_seq}, not waiting at ${state_seq}`, 'not_waiting');
-    }
+    const stillWaiting = () => {
+      const status = this.reduction.statusOf(view, pane);
+      if (status.state !== 'waiting_for_input' || status.state_seq !== state_seq) {
+        throw refusedByState(`not_waiting: surface ${surface_id} is ${status.state} at state_seq ${status.state_seq}, not waiting at ${state_seq}`, 'not_waiting');
+      }
+      return status;
+    };
+    const before = stillWaiting();
     const runtime = before.runtime_id ? ctx.catalog.bySlug.get(before.runtime_id) : undefined;
     const kind = before.declared?.kind ?? null;
     const accepted = answersFor(runtime, kind);
     if (!accepted) throw refusedByState(`no_answers: ${before.tool ?? 'this agent'} has no answers for ${kind ?? 'this'} prompt; answer by hand in the pane`, 'no_answers');
     const input = answerInput(runtime, kind, answer);
     if (!input) throw invalid(`'${answer}' is not an answer to this prompt; it takes ${accepted.choices.join(', ')}`, 'unknown_answer', 'answer');
+    // A prompt reported before it listens would drop the keys (or let Enter pick its default).
+    const settle = answerSettleMs(runtime, kind) - (before.waiting_ms ?? 0);
+    if (settle > 0) {
+      await new Promise((resolve) => setTimeout(resolve, settle));
+      stillWaiting();
+    }
     const watched = watchTransitions(this.reduction, view.session);
     try {
       if ('keys' in input) await ctx.host.request('session.input', { session: pane.session, text: input.keys, origin: 'automation' });

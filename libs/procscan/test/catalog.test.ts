@@ -1,5 +1,5 @@
 import texts from 'virtual:paneflow-runtimes';
-import { answerInput, answersFor, CatalogError, configDir, findPreset, parseCatalog, platformOf, resolveAgent, resolvePath, runtimeCatalog, suggestedPresets } from '../src';
+import { answerInput, answerSettleMs, answersFor, CatalogError, configDir, findPreset, parseCatalog, platformOf, resolveAgent, resolvePath, runtimeCatalog, suggestedPresets } from '../src';
 
 const catalog = runtimeCatalog();
 
@@ -97,6 +97,7 @@ describe('a descriptor that breaks the rules fails the catalog, naming the file'
     expect(broken('pi', (t) => `${t}\n[answers.permission]\ntext = false\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers.permission: needs 'choices' or 'text = true'/);
     expect(broken('pi', (t) => `${t}\n[answers.question]\nchoices = { "Yes!" = "1" }\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers.question.choices/);
     expect(broken('pi', (t) => `${t}\n[answers.nap]\ntext = true\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers: unknown key 'nap'/);
+    expect(broken('pi', (t) => `${t}\n[answers.question]\ntext = true\nsettle_ms = 60000\n`)).toThrow(/runtimes\/pi\/runtime.toml: answers.question.settle_ms/);
   });
 
   test('TOML that does not parse', () => {
@@ -157,6 +158,8 @@ describe('how a waiting agent is answered (`[answers]`)', () => {
     expect(answerInput(claude, 'permission', 'no')).toEqual({ keys: '\x1b' });
     expect(answersFor(claude, 'question')).toEqual({ choices: [], text: true });
     expect(answerInput(claude, 'question', 'use atlas')).toEqual({ text: 'use atlas' });
+    // It reports a menu before the menu takes keys.
+    expect([answerSettleMs(claude, 'permission'), answerSettleMs(claude, 'question'), answerSettleMs(claude, 'auth')]).toEqual([1000, 1000, 0]);
   });
 
   test('an answer a prompt does not take, a kind without answers, a runtime without any: nothing to type', () => {

@@ -1,5 +1,6 @@
 // Text that programs, hooks and people gave Paneflow, as every face shows it: pane and workspace
 // names, titles, declared messages, hook notifications and results.
+import type { NoticeKind } from '@paneflow/protocol/status';
 import { sanitizeForGrid } from '@paneflow/screen';
 
 /**
@@ -15,4 +16,14 @@ export function displayText(text: string): string {
 /** A notification's title and body, each cleaned by `displayText`. */
 export function notificationText(title: string, body: string | null): { title: string; body: string } {
   return { title: displayText(title), body: displayText(body ?? '') };
+}
+
+const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', finished: 'Finished', error: 'Error' };
+
+/**
+ * A notification as every face words it: the reason, the pane and its workspace in the title
+ * (`Needs input: api in backend`), the agent's message as the body; both cleaned by `displayText`.
+ */
+export function noticeText(kind: NoticeKind, pane: string, workspace: string | undefined, body: string | null): { title: string; body: string } {
+  return notificationText(`${NOTICE_REASON[kind]}: ${pane}${workspace ? ` in ${workspace}` : ''}`, body);
 }

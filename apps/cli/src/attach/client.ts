@@ -3,7 +3,7 @@ import type { EventFrame } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, Grid, InputParser, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { endedNotice, notificationText, Picture, rowMark, SPINNER_TICK_MS, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { endedNotice, noticeText, Picture, rowMark, SPINNER_TICK_MS, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
 import type { PaneMirror } from './mirror';
@@ -159,12 +159,25 @@ export class AttachClient implements CommandFace {
     if (change !== 'none') this.invalidate();
   }
 
-  /** Needs input, Finished, Error for a pane you are not looking at: the bell, and a notification where the terminal shows them. */
+  /**
+   * An agent you are not looking at needs you: the bell, a notification where the terminal shows
+   * them (worded as every face words it), and a note naming the key that goes there.
+   */
   private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
     if (!this.options.notifications || frame.kind !== 'needs_input') return;
     if (this.inView(frame.surface_id) && this.outerFocused) return;
-    const { title, body } = notificationText(`${frame.title} needs you`, frame.body);
+    const status = this.picture.statuses.get(frame.surface_id);
+    const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
+    const workspace = this.picture.workspaces.find((w) => w.id === workspaceId)?.name;
+    const { title, body } = noticeText(frame.kind, status ? this.options.label(status) : frame.title, workspace, frame.body);
     this.tty.notify(title, body);
+    // A terminal's notification cannot be clicked; the prefix's `a` is how attach goes there.
+    this.say(`${title} · ${this.prefixName} a goes there`);
+  }
+
+  /** The prefix as the help and the status line name it (`C-b`). */
+  private get prefixName(): string {
+    return this.options.prefix.replace('ctrl-', 'C-');
   }
 
   private inView(surfaceId: number): boolean {
@@ -229,7 +242,7 @@ export class AttachClient implements CommandFace {
       reduceMotion: this.options.reduceMotion,
       mode: this.mode,
       note: this.note,
-      prefixName: this.options.prefix.replace('ctrl-', 'C-'),
+      prefixName: this.prefixName,
     };
   }
 

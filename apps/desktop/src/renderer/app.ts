@@ -10,11 +10,10 @@ import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
-import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, STATIC_MARK, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 /** A notification's reason, as its title starts. */
-const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', finished: 'Finished', error: 'Error' };
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
   const element = document.createElement(tag);
@@ -147,8 +146,7 @@ export class App {
     const status = this.statuses.get(notice.surface_id);
     const workspace = this.workspaces.find((w) => w.id === surface?.workspace_id);
     const pane = status ? this.label(status) : notice.title;
-    const title = `${NOTICE_REASON[notice.kind]}: ${pane}${workspace ? ` in ${workspace.name}` : ''}`;
-    this.api.notify({ ...notificationText(title, notice.body), surface_id: notice.surface_id });
+    this.api.notify({ ...noticeText(notice.kind, pane, workspace?.name, notice.body), surface_id: notice.surface_id });
   }
 
   /** Done in the pane in front of you is seen, however it came in front: a click, a tab, `paneflow focus`, the window's focus. */

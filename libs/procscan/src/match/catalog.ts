@@ -16,12 +16,14 @@ const Candidates = Type.Array(Type.String({ minLength: 1 }), { minItems: 1 });
 /**
  * How one kind of prompt is answered from outside the pane (`paneflow answer`): `choices` maps an
  * answer's name to what is typed for it (in the menu's order), `text` says a free-text answer is
- * typed and submitted with Enter.
+ * typed and submitted with Enter, `settle_ms` how long after the prompt is declared it takes keys
+ * (an agent may report its menu before the menu listens).
  */
 const AnswerTable = Type.Object(
   {
     choices: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 16 }))),
     text: Type.Optional(Type.Boolean()),
+    settle_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
   },
   { additionalProperties: false },
 );
@@ -277,6 +279,11 @@ const answerTable = (runtime: Runtime | undefined, kind: string | null) => (kind
 export function answersFor(runtime: Runtime | undefined, kind: string | null): { choices: string[]; text: boolean } | null {
   const table = answerTable(runtime, kind);
   return table ? { choices: Object.keys(table.choices ?? {}), text: table.text === true } : null;
+}
+
+/** How long a prompt of `kind` must have been declared before it takes an answer's keys. */
+export function answerSettleMs(runtime: Runtime | undefined, kind: string | null): number {
+  return answerTable(runtime, kind)?.settle_ms ?? 0;
 }
 
 /** What to type for `answer`: a choice's keys, else the text itself where free text is accepted; null when neither. */

@@ -1,4 +1,4 @@
-export { answerInput, answersFor, CatalogError, normalizeName, findPreset, parseCatalog, platformOf, resolveAgent, RuntimeDescriptor, suggestedPresets } from './catalog';
+export { answerInput, answerSettleMs, answersFor, CatalogError, normalizeName, findPreset, parseCatalog, platformOf, resolveAgent, RuntimeDescriptor, suggestedPresets } from './catalog';
 export type { Catalog, Platform, Preset, Runtime } from './catalog';
 export { matchProcess } from './matcher';
 export type { Match, MatchStrength, ProcessFacts } from './matcher';
