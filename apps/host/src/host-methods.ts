@@ -1,6 +1,6 @@
 import { isSameProcess } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { CHECKPOINT_SCROLLBACK_MAX, ErrorCode, FOLLOW_KEEPALIVE_MS, HOST_CHECKPOINT_MAX_BYTES, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
+import { CHECKPOINT_REPLAY_BYTES, ErrorCode, FOLLOW_KEEPALIVE_MS, HOST_CHECKPOINT_MAX_BYTES, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import { timingSafeEqual } from 'node:crypto';
 import { Follower } from './follower';
@@ -81,11 +81,11 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     },
     'session.attach': async ({ session, scrollback }) => {
       const found = host.find(session);
-      const checkpoint = await found.terminal.checkpoint(scrollback ?? CHECKPOINT_SCROLLBACK_MAX);
+      const checkpoint = await found.terminal.checkpoint(scrollback ?? Infinity, CHECKPOINT_REPLAY_BYTES);
       const bytes = Buffer.byteLength(checkpoint.checkpoint);
       // A mirror can ask again with less scrollback.
       if (bytes > maxCheckpointBytes) throw new RpcError(ErrorCode.CheckpointTooLarge, `the checkpoint is ${bytes} bytes, over ${maxCheckpointBytes}`, { reason: 'checkpoint_too_large', bytes, max: maxCheckpointBytes });
-      return { ...checkpoint, instance: host.instance, generation: found.generation };
+      return { ...checkpoint, instance: host.instance, generation: found.generation, dropped_rows: found.terminal.droppedRows };
     },
     'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
       const found = host.find(session);

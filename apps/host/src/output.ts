@@ -1,5 +1,5 @@
 import type { Connection } from '@paneflow/rpc';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 
 /** The raw output kept per session for mirrors that follow it (REFERENCE.md §1.2: output tail). */
 export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
@@ -17,14 +17,19 @@ const SEGMENT_BYTES = 256 * 1024;
 interface Segment {
   start: number;
   length: number;
-  deflated: Buffer;
+  /** Deflated once `deflated` is true; until then the bytes as they came. */
+  data: Buffer;
+  deflated: boolean;
+  /** Still kept: a deflate that finishes after its segment went is thrown away. */
+  held: boolean;
 }
 
 /**
  * A session's output bytes by absolute offset: the last 8 MiB. The newest 256 KiB (what a mirror
  * that keeps up reads) stay in the chunks the PTY gave; older bytes are deflated in segments of
- * 256 KiB, inflated when a mirror that lags reads them (the last one read is kept inflated), so
- * a busy pane's tail costs a fraction of 8 MiB. A reader asks from an offset and gets what
+ * 256 KiB on libuv's thread pool (off the thread that parses; read as they came until that is
+ * done), inflated when a mirror that lags reads them (the last one read is kept inflated), so a
+ * busy pane's tail costs a fraction of 8 MiB. A reader asks from an offset and gets what
  * follows, or learns the bytes are gone.
  */
 export class OutputTail {
@@ -49,7 +54,7 @@ export class OutputTail {
     if (this.rawBytes >= RAW_BYTES + SEGMENT_BYTES) this.deflateOldest();
     while (this.segments.length > 0 && this.end - this.segments[0].start > OUTPUT_TAIL_BYTES) {
       if (this.inflated?.start === this.segments[0].start) this.inflated = null;
-      this.segments.shift();
+      this.segments.shift()!.held = false;
     }
   }
 
@@ -61,11 +66,16 @@ export class OutputTail {
       taken.push(chunk);
       length += chunk.length;
     }
-    const deflated = deflateRawSync(Buffer.concat(taken, length), { level: 1 });
-    // Kept in a buffer of its own size: zlib's result may sit in a larger one.
-    const exact = Buffer.allocUnsafeSlow(deflated.length);
-    deflated.copy(exact);
-    this.segments.push({ start: this.rawStart, length, deflated: exact });
+    const segment: Segment = { start: this.rawStart, length, data: Buffer.concat(taken, length), deflated: false, held: true };
+    this.segments.push(segment);
+    deflateRaw(segment.data, { level: 1 }, (error, deflated) => {
+      if (error || !segment.held) return; // kept as it came: still exact, only larger
+      // Kept in a buffer of its own size: zlib's result may sit in a larger one.
+      const exact = Buffer.allocUnsafeSlow(deflated.length);
+      deflated.copy(exact);
+      segment.data = exact;
+      segment.deflated = true;
+    });
     this.rawStart += length;
     this.rawBytes -= length;
   }
@@ -81,8 +91,9 @@ export class OutputTail {
       let index = this.segments.length - 1;
       while (this.segments[index].start > offset) index--;
       const segment = this.segments[index];
-      if (this.inflated?.start !== segment.start) this.inflated = { start: segment.start, data: inflateRawSync(segment.deflated) };
       const from = offset - segment.start;
+      if (!segment.deflated) return segment.data.subarray(from, Math.min(segment.length, from + max));
+      if (this.inflated?.start !== segment.start) this.inflated = { start: segment.start, data: inflateRawSync(segment.data) };
       return this.inflated.data.subarray(from, Math.min(segment.length, from + max));
     }
     let at = this.rawStart;

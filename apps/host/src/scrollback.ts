@@ -1,86 +1,139 @@
-import { packRows, unpackRows, unpackTexts, type KeptRow } from '@paneflow/screen';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { RowPacker, unpackRows, unpackTexts, type KeptLine, type KeptRow, type PaneCell } from '@paneflow/screen';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 
 /** Fast deflate: rows arrive as fast as the terminal parses them. */
 const DEFLATE_LEVEL = 1;
+/** Packed bytes of rows per block: one deflate and one inflate each, and the unit dropped at the limits. */
+export const BLOCK_BYTES = 64 * 1024;
 
 /** A row as read and search see it. */
 type TextRow = Pick<KeptRow, 'text' | 'wrapped'>;
 
 interface Block {
-  data: Buffer;
+  /** The packed rows, deflated once `deflated` (until then as packed). */
+  data: Uint8Array;
+  deflated: boolean;
   rows: number;
   /** Rows that start a logical line (not a soft-wrapped continuation). */
   starts: number;
   /** Whether the block's first row continues the row before it. */
   firstWrapped: boolean;
+  /** Still in the store: a deflate that finishes after its block was dropped is thrown away. */
+  held: boolean;
 }
 
 /**
  * A session's deep scrollback: the rows that left the terminal's short tail, each as text with
- * its style runs (`@paneflow/screen`'s `KeptRow`), packed and deflated as a block per batch moved
- * (a few hundred rows), inflated only when read. Nothing is held uncompressed between batches,
- * so the rows of a batch die young. Past `maxRows` rows or `maxBytes` of compressed blocks the
- * oldest block goes, and its rows are counted in `droppedRows`.
+ * its style runs (`@paneflow/screen`'s `RowPacker`), packed into an open block; once that holds
+ * `blockBytes`, it is sealed and deflated on libuv's thread pool, off the thread that parses, and
+ * inflated only when read. A sealed block waiting for its deflate is read as packed. Past
+ * `maxRows` rows or `maxBytes` of sealed blocks the oldest block goes, and its rows are counted in
+ * `droppedRows`.
  */
 export class ScrollbackStore {
   private blocks: Block[] = [];
+  private readonly open = new RowPacker();
   private blockBytes = 0;
-  private keptRows = 0;
-  private starts = 0;
+  private sealedRows = 0;
+  private sealedStarts = 0;
+  private deflating = 0;
   droppedRows = 0;
 
   constructor(
     private readonly maxRows: number,
     private readonly maxBytes: number,
+    private readonly sealAt = BLOCK_BYTES,
   ) {}
 
   get rows(): number {
-    return this.keptRows;
+    return this.sealedRows + this.open.rows;
   }
 
-  /** Compressed bytes held. */
+  /** Bytes of sealed blocks held (deflated, or packed while their deflate runs). */
   get bytes(): number {
     return this.blockBytes;
   }
 
-  /** Logical lines the store holds (a first row that continues a dropped one counts as one). */
-  get lines(): number {
-    return this.starts + (this.blocks[0]?.firstWrapped ? 1 : 0);
+  /** Sealed blocks whose deflate has not finished. */
+  get compressing(): number {
+    return this.deflating;
   }
 
-  /** Adds rows, oldest first, as one block. */
-  append(rows: KeptRow[]): void {
-    if (rows.length === 0) return;
-    const starts = rows.reduce((sum, row) => sum + (row.wrapped ? 0 : 1), 0);
-    const deflated = deflateRawSync(packRows(rows), { level: DEFLATE_LEVEL });
-    // zlib's result sits in a 16 KiB chunk of its own: kept as it comes, a block of 1 KiB holds 16.
-    const data = Buffer.allocUnsafeSlow(deflated.length);
-    deflated.copy(data);
-    this.blocks.push({ data, rows: rows.length, starts, firstWrapped: rows[0].wrapped });
-    this.blockBytes += data.length;
-    this.keptRows += rows.length;
-    this.starts += starts;
-    while (this.blocks.length > 1 && (this.keptRows - this.blocks[0].rows >= this.maxRows || this.blockBytes > this.maxBytes)) {
+  /** Logical lines the store holds (a first row that continues a dropped one counts as one). */
+  get lines(): number {
+    const firstWrapped = this.blocks.length > 0 ? this.blocks[0].firstWrapped : this.open.rows > 0 && this.open.firstWrapped;
+    return this.sealedStarts + this.open.starts + (firstWrapped ? 1 : 0);
+  }
+
+  /** Adds a terminal line, the next row after those added before (`cell`: scratch, `getNullCell()`). */
+  addLine(line: KeptLine, cell: PaneCell): void {
+    this.open.addLine(line, cell);
+  }
+
+  /** Adds a kept row, the next after those added before. */
+  addRow(row: KeptRow): void {
+    this.open.addRow(row);
+  }
+
+  /** Ends a batch of adds: seals the open block once it is full, then applies the limits. */
+  commit(): void {
+    if (this.open.length >= this.sealAt) this.seal();
+    this.trim();
+  }
+
+  private seal() {
+    const { rows, starts, firstWrapped } = this.open;
+    const block: Block = { data: this.open.take(), deflated: false, rows, starts, firstWrapped, held: true };
+    this.blocks.push(block);
+    this.blockBytes += block.data.length;
+    this.sealedRows += rows;
+    this.sealedStarts += starts;
+    this.deflating++;
+    deflateRaw(block.data, { level: DEFLATE_LEVEL }, (error, deflated) => {
+      this.deflating--;
+      if (error || !block.held) return; // kept as packed: still exact, only larger
+      // zlib's result may sit in a larger buffer of its own: kept in one of its exact size.
+      const data = Buffer.allocUnsafeSlow(deflated.length);
+      deflated.copy(data);
+      this.blockBytes += data.length - block.data.length;
+      block.data = data;
+      block.deflated = true;
+    });
+  }
+
+  private trim() {
+    while (this.blocks.length > 0 && (this.rows - this.blocks[0].rows >= this.maxRows || this.blockBytes > this.maxBytes)) {
       const dropped = this.blocks.shift()!;
-      this.keptRows -= dropped.rows;
+      dropped.held = false;
+      this.sealedRows -= dropped.rows;
       this.blockBytes -= dropped.data.length;
-      this.starts -= dropped.starts;
+      this.sealedStarts -= dropped.starts;
       this.droppedRows += dropped.rows;
     }
   }
 
+  private packed(block: Block): Uint8Array {
+    return block.deflated ? inflateRawSync(block.data) : block.data;
+  }
+
+  /** The sealed blocks and the open one, oldest first. */
+  private all(): Block[] {
+    if (this.open.rows === 0) return this.blocks;
+    const { rows, starts, firstWrapped } = this.open;
+    return [...this.blocks, { data: this.open.view(), deflated: false, rows, starts, firstWrapped, held: true }];
+  }
+
   private rowsOf(block: Block): KeptRow[] {
-    return unpackRows(inflateRawSync(block.data).toString());
+    return unpackRows(this.packed(block));
   }
 
   private textsOf(block: Block): TextRow[] {
-    return unpackTexts(inflateRawSync(block.data).toString());
+    return unpackTexts(this.packed(block));
   }
 
   /** Every kept row's text, oldest first, one block inflated at a time. */
   *allTexts(): Generator<TextRow> {
-    for (const block of this.blocks) yield* this.textsOf(block);
+    for (const block of this.all()) yield* this.textsOf(block);
   }
 
   /**
@@ -89,10 +142,11 @@ export class ScrollbackStore {
    * a continuation of one that was not read).
    */
   tailTexts(starts: number): { rows: TextRow[]; complete: boolean } {
+    const blocks = this.all();
     let found = 0;
-    let from = this.blocks.length;
-    while (from > 0 && found < starts) found += this.blocks[--from].starts;
-    return { rows: this.blocks.slice(from).flatMap((block) => this.textsOf(block)), complete: from === 0 };
+    let from = blocks.length;
+    while (from > 0 && found < starts) found += blocks[--from].starts;
+    return { rows: blocks.slice(from).flatMap((block) => this.textsOf(block)), complete: from === 0 };
   }
 
   /**
@@ -100,31 +154,41 @@ export class ScrollbackStore {
    * `enough` (given each block's rows, newest block first) says so; `complete` as for `tailTexts`.
    */
   textsFromEnd(enough: (rows: TextRow[]) => boolean): { rows: TextRow[]; complete: boolean } {
+    const all = this.all();
     const blocks: TextRow[][] = [];
-    let from = this.blocks.length;
+    let from = all.length;
     while (from > 0) {
-      const rows = this.textsOf(this.blocks[--from]);
+      const rows = this.textsOf(all[--from]);
       blocks.unshift(rows);
       if (enough(rows)) break;
     }
     return { rows: blocks.flat(), complete: from === 0 };
   }
 
-  /** The last `count` rows, oldest first. */
-  lastRows(count: number): KeptRow[] {
-    if (count <= 0) return [];
-    let found = 0;
-    let from = this.blocks.length;
-    while (from > 0 && found < count) found += this.blocks[--from].rows;
-    const rows = this.blocks.slice(from).flatMap((block) => this.rowsOf(block));
-    return rows.slice(Math.max(0, rows.length - count));
+  /**
+   * The newest rows, oldest first, one block at a time from the newest back: each block's rows
+   * (newest block first) go to `take`, which returns how many of them, from the block's end, it
+   * keeps; a block not kept whole is the last read.
+   */
+  rowsFromEnd(take: (rows: KeptRow[]) => number): KeptRow[] {
+    const all = this.all();
+    const kept: KeptRow[][] = [];
+    for (let from = all.length; from > 0; ) {
+      const rows = this.rowsOf(all[--from]);
+      const count = Math.min(rows.length, Math.max(0, take(rows)));
+      kept.unshift(rows.slice(rows.length - count));
+      if (count < rows.length) break;
+    }
+    return kept.flat();
   }
 
   /** Drops everything (a reset, or the program erased the scrollback); not counted as dropped. */
   clear(): void {
+    for (const block of this.blocks) block.held = false;
     this.blocks = [];
+    this.open.take();
     this.blockBytes = 0;
-    this.keptRows = 0;
-    this.starts = 0;
+    this.sealedRows = 0;
+    this.sealedStarts = 0;
   }
 }

@@ -1,6 +1,6 @@
 import { replyFor, Scanner, Store, type Parsed, type StatusRecord } from '@paneflow/osc7501';
 import { ErrorCode, READ_LINES_DEFAULT, READ_LINES_MAX, RpcError, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, type Manifest, type WireRecord } from '@paneflow/protocol';
-import { joinRows, keepRow, rowToSgr, type KeptRow } from '@paneflow/screen';
+import { joinRows, rowToSgr } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal, type IMarker } from '@xterm/headless';
@@ -151,9 +151,8 @@ export class CanonicalTerminal {
     if (buffer.baseY - first <= over) return;
     const last = buffer.baseY - Math.min(over, TAIL_KEPT);
     const cell = buffer.getNullCell();
-    const rows: KeptRow[] = [];
-    for (let row = first; row < last; row++) rows.push(keepRow(buffer.getLine(row)!, cell));
-    deep.append(rows);
+    for (let row = first; row < last; row++) deep.addLine(buffer.getLine(row)!, cell);
+    deep.commit();
     this.boundary?.dispose();
     this.boundary = this.term.registerMarker(last - buffer.baseY - buffer.cursorY) ?? null;
   }
@@ -262,23 +261,47 @@ export class CanonicalTerminal {
   /**
    * A mirror's starting point (REFERENCE.md §1.4): the screen and scrollback serialized as the
    * escape sequences that redraw them, and the output offset they correspond to. Taken inside a
-   * write callback, once everything given has been parsed, so the two agree exactly.
+   * write callback, once everything given has been parsed, so the two agree exactly. It carries
+   * at most `scrollback` rows of scrollback: the newest, and of the deep store's only those whose
+   * replay fits in `deepBytes` (UTF-8); `scrollback_rows` says how many it carries.
    */
-  checkpoint(scrollback: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number }> {
+  checkpoint(scrollback: number, deepBytes: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number }> {
     return new Promise((resolve) =>
-      this.term.write('', () => resolve({ checkpoint: this.serializeWithDeep(scrollback), output_offset: this.parsedOffset, ...this.size })),
+      this.term.write('', () => resolve({ ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size })),
     );
   }
 
-  /** The deep rows asked for, redrawn with their colours, then the terminal's own serialization. */
-  private serializeWithDeep(scrollback: number): string {
+  /** The deep rows asked for that fit in `deepBytes`, redrawn with their colours, then the terminal's own serialization. */
+  private serializeWithDeep(scrollback: number, deepBytes: number): { checkpoint: string; scrollback_rows: number } {
     const buffer = this.term.buffer.normal;
     const inTerminal = Math.min(scrollback, Math.max(0, buffer.baseY - this.firstUnarchived()));
-    const deepRows: KeptRow[] = this.deep ? this.deep.lastRows(scrollback - inTerminal) : [];
-    let prefix = deepRows.map((row, i) => (i > 0 && !row.wrapped ? '\r\n' : '') + rowToSgr(row)).join('');
+    let rowsLeft = scrollback - inTerminal;
+    let bytesLeft = deepBytes;
+    // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
+    const replayed: string[][] = [];
+    const deepRows = !this.deep || rowsLeft <= 0 ? [] : this.deep.rowsFromEnd((rows) => {
+        const block: string[] = [];
+        for (let i = rows.length - 1; i >= 0 && rowsLeft > 0; i--) {
+          const text = rowToSgr(rows[i]);
+          const size = Buffer.byteLength(text) + 2;
+          if (size > bytesLeft) break;
+          bytesLeft -= size;
+          rowsLeft--;
+          block.push(text);
+        }
+        replayed.unshift(block.reverse());
+        return block.length;
+      });
+    const texts = replayed.flat();
+    let prefix = texts.map((text, i) => (i > 0 && !deepRows[i].wrapped ? '\r\n' : '') + text).join('');
     // The terminal's first row starts a line of its own unless it continues the last deep row.
     if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) prefix += '\r\n';
-    return prefix + this.serializer.serialize({ scrollback: inTerminal });
+    return { checkpoint: prefix + this.serializer.serialize({ scrollback: inTerminal }), scrollback_rows: deepRows.length + inTerminal };
+  }
+
+  /** Rows of scrollback dropped, oldest first, past the deep store's limits since the session started. */
+  get droppedRows(): number {
+    return this.deep?.droppedRows ?? 0;
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */
@@ -298,7 +321,7 @@ export class CanonicalTerminal {
     // `tail` ends with the last line; only the deep blocks that hold lines from `start` on are read.
     const tail = start >= deepLines ? inTerminal : joinRows(rows, this.deepTail(deepLines - start + 1));
     const text = tail.slice(tail.length - (total - start), tail.length - offset).join('\n');
-    return { text, lines: end - start, total_lines: total, eof: offset === 0 };
+    return { text, lines: end - start, total_lines: total, eof: offset === 0, dropped_rows: this.droppedRows };
   }
 
   /** Logical lines from the end of the deep store, at least `count` of them (fewer when it holds fewer), whole. */

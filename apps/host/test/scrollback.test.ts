@@ -28,8 +28,8 @@ const PRINTER = `
   setInterval(() => {}, 1000);`;
 
 /** A terminal as a mirror builds it (Unicode 11 widths, as the host's and the faces'). */
-function mirror(cols: number, rows: number) {
-  const term = new Terminal({ cols, rows, scrollback: 10_000, allowProposedApi: true });
+function mirror(cols: number, rows: number, scrollback = 10_000) {
+  const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
   return term;
@@ -101,6 +101,25 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     // 10,000 rows of scrollback and the screen: the last lines, ending where the program ended.
     expect(lines.slice(printed - 5000, printed)).toEqual(Array.from({ length: 5000 }, (_, k) => line(LINES - 5000 + k).text));
     for (const i of [LINES - 9000, LINES - 5001, LINES - 2000, LINES - 1]) {
+      expect(styleOf(term, `deep-${i} `)).toEqual({ bold: i % 2 === 1, italic: i % 2 === 0, fg: i % 7 });
+    }
+    term.dispose();
+  });
+
+  test('an attach without a scrollback replays every kept row, far past 10,000, colours kept; read and attach count the rows dropped', async () => {
+    const read = await client.request('session.read', { session, lines: 1 });
+    const start = await client.request('session.attach', { session });
+    // Every row printed: a row per line, two more for each 1000th, 'printed-all' and the cursor's row.
+    const printedRows = LINES + 2 * (LINES / 1000) + 2;
+    expect(read.dropped_rows).toBeGreaterThan(0);
+    expect(start.dropped_rows).toBe(read.dropped_rows);
+    expect(start.scrollback_rows + start.dropped_rows + start.rows).toBe(printedRows);
+    const term = mirror(start.cols, start.rows, 200_000);
+    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+    const lines = logicalLines(term);
+    const firstKept = LINES + 1 - read.total_lines;
+    expect(lines.slice(0, read.total_lines)).toEqual([...Array.from({ length: read.total_lines - 1 }, (_, k) => line(firstKept + k).text), 'printed-all']);
+    for (const i of [firstKept, LINES - 90_000, LINES - 30_000, LINES - 1]) {
       expect(styleOf(term, `deep-${i} `)).toEqual({ bold: i % 2 === 1, italic: i % 2 === 0, fg: i % 7 });
     }
     term.dispose();

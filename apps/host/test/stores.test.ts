@@ -4,20 +4,33 @@ import type { KeptRow } from '@paneflow/screen';
 import { OUTPUT_TAIL_BYTES, OutputTail } from '../src/output';
 import { ScrollbackStore } from '../src/scrollback';
 
+/** Each batch a block of its own (a store that seals at every commit), as the tests below count them. */
+function append(store: ScrollbackStore, rows: KeptRow[]) {
+  for (const row of rows) store.addRow(row);
+  store.commit();
+}
+const everyCommit = (maxRows: number, maxBytes: number) => new ScrollbackStore(maxRows, maxBytes, 1);
+const lastRows = (store: ScrollbackStore, count: number) =>
+  store.rowsFromEnd((rows) => {
+    const taken = Math.min(count, rows.length);
+    count -= taken;
+    return taken;
+  });
+
 const row = (i: number, wrapped = false): KeptRow => ({ text: `row-${i} ${'x'.repeat(i % 50)}`, runs: i % 3 ? [] : [4, 0x1000001, 0, 1, String(i).length + 1 + (i % 50), 0, 0, 0], wrapped });
 
 describe('ScrollbackStore', () => {
   test('rows come back as they went in, from the end or all of them, with logical lines counted', () => {
-    const store = new ScrollbackStore(100_000, 1 << 30);
+    const store = everyCommit(100_000, 1 << 30);
     const rows: KeptRow[] = [];
     for (let b = 0; b < 10; b++) {
       const batch = Array.from({ length: 300 }, (_, k) => row(b * 300 + k, k % 10 === 5));
       rows.push(...batch);
-      store.append(batch);
+      append(store, batch);
     }
     expect(store.rows).toBe(3000);
     expect([...store.allTexts()]).toEqual(rows.map(({ text, wrapped }) => ({ text, wrapped })));
-    expect(store.lastRows(450)).toEqual(rows.slice(-450));
+    expect(lastRows(store, 450)).toEqual(rows.slice(-450));
     expect(store.lines).toBe(3000 - 300);
     const { rows: tail, complete } = store.tailTexts(500);
     expect(complete).toBe(false);
@@ -26,15 +39,15 @@ describe('ScrollbackStore', () => {
   });
 
   test('past its rows or its bytes the oldest blocks go, counted; ED 3 clears without counting', () => {
-    const byRows = new ScrollbackStore(1000, 1 << 30);
-    for (let b = 0; b < 10; b++) byRows.append(Array.from({ length: 300 }, (_, k) => row(b * 300 + k)));
+    const byRows = everyCommit(1000, 1 << 30);
+    for (let b = 0; b < 10; b++) append(byRows, Array.from({ length: 300 }, (_, k) => row(b * 300 + k)));
     expect(byRows.rows).toBe(1200); // at least 1000, whole blocks
     expect(byRows.droppedRows).toBe(1800);
-    expect(byRows.lastRows(1)).toEqual([row(2999)]);
+    expect(lastRows(byRows, 1)).toEqual([row(2999)]);
     expect([...byRows.allTexts()][0]).toEqual({ text: row(1800).text, wrapped: false });
 
-    const byBytes = new ScrollbackStore(1_000_000, 4096);
-    for (let b = 0; b < 50; b++) byBytes.append(Array.from({ length: 100 }, (_, k) => ({ text: `${b}-${k}-${Math.random()}`, runs: [], wrapped: false })));
+    const byBytes = everyCommit(1_000_000, 4096);
+    for (let b = 0; b < 50; b++) append(byBytes, Array.from({ length: 100 }, (_, k) => ({ text: `${b}-${k}-${Math.random()}`, runs: [], wrapped: false })));
     expect(byBytes.bytes).toBeLessThanOrEqual(4096);
     expect(byBytes.droppedRows + byBytes.rows).toBe(5000);
     expect(byBytes.droppedRows).toBeGreaterThan(0);
@@ -44,11 +57,25 @@ describe('ScrollbackStore', () => {
   });
 
   test('a first kept row that continues a dropped one counts as a line of its own', () => {
-    const store = new ScrollbackStore(1, 1 << 30);
-    store.append([row(1), row(2, true)]);
-    store.append([row(3, true), row(4, true)]);
+    const store = everyCommit(1, 1 << 30);
+    append(store, [row(1), row(2, true)]);
+    append(store, [row(3, true), row(4, true)]);
     expect(store.droppedRows).toBe(2);
     expect(store.lines).toBe(1);
+  });
+  test('rows packed into 64 KiB blocks read back the same while their deflate runs, after it, and from the open block', async () => {
+    const store = new ScrollbackStore(100_000, 1 << 30);
+    const rows = Array.from({ length: 5000 }, (_, i) => row(i, i % 7 === 3));
+    for (let at = 0; at < rows.length; at += 150) append(store, rows.slice(at, at + 150));
+    const texts = rows.map(({ text, wrapped }) => ({ text, wrapped }));
+    expect(store.compressing).toBeGreaterThan(0);
+    expect([...store.allTexts()]).toEqual(texts);
+    const packed = store.bytes;
+    while (store.compressing > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(store.bytes).toBeLessThan(packed / 3);
+    expect([...store.allTexts()]).toEqual(texts);
+    expect(lastRows(store, 4000)).toEqual(rows.slice(-4000));
+    expect([store.rows, store.lines]).toEqual([5000, rows.filter((r) => !r.wrapped).length]);
   });
 });
 

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CHECKPOINT_SCROLLBACK_MAX, HOST_FOLLOW_MAX_FRAMES } from './limits';
+import { HOST_FOLLOW_MAX_FRAMES } from './limits';
 import { Loss, RestartAttempt, RestartMode, ResumeRecord } from './resume';
 import { method } from './schema';
 import {
@@ -188,10 +188,24 @@ export const HostMethods = {
   ),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(Manifest) })),
   'session.inspect': method(Session, Type.Intersect([Manifest, Type.Object({ frame_seq: Type.Integer() })])),
-  /** A mirror's start: the serialized screen and the output offset it corresponds to, taken together. */
+  /**
+   * A mirror's start: the serialized screen and the output offset it corresponds to, taken
+   * together. `scrollback` (default: all kept) caps the rows of scrollback it carries; of the deep
+   * store's, only the newest whose replay fits in CHECKPOINT_REPLAY_BYTES. `scrollback_rows` is
+   * how many it carries, `dropped_rows` as in `session.read`.
+   */
   'session.attach': method(
-    Type.Object({ session: Uuid, scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: CHECKPOINT_SCROLLBACK_MAX })) }, closed),
-    Type.Object({ checkpoint: Type.String(), output_offset: Type.Integer({ minimum: 0 }), instance: Uuid, generation: Type.Integer(), cols: Type.Integer(), rows: Type.Integer() }),
+    Type.Object({ session: Uuid, scrollback: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, closed),
+    Type.Object({
+      checkpoint: Type.String(),
+      output_offset: Type.Integer({ minimum: 0 }),
+      instance: Uuid,
+      generation: Type.Integer(),
+      cols: Type.Integer(),
+      rows: Type.Integer(),
+      scrollback_rows: Type.Integer({ minimum: 0 }),
+      dropped_rows: Type.Integer({ minimum: 0 }),
+    }),
   ),
   /**
    * The raw output from `offset` (-32021 when it has left the 8 MiB tail). Without `follow`, what

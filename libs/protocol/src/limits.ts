@@ -62,8 +62,12 @@ export const READY_QUIET_MS = 1000;
 /** …and at the latest this long after it started. */
 export const READY_DEADLINE_MS = 30_000;
 
-/** Scrollback lines a checkpoint carries at most. */
-export const CHECKPOINT_SCROLLBACK_MAX = 10_000;
+/**
+ * The replay of deep scrollback rows (their text with SGR) a checkpoint carries at most: the
+ * newest rows that fit, so a mirror re-attaching gets the stored depth (100,000 coloured agent-like
+ * rows take about 8 MiB) without the cap (HOST_CHECKPOINT_MAX_BYTES) refusing it.
+ */
+export const CHECKPOINT_REPLAY_BYTES = 16 * 1024 * 1024;
 
 /** The largest pid Linux hands out (`pid_max` can be at most 2^22). */
 export const PID_MAX = 4_194_304;

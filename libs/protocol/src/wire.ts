@@ -83,6 +83,11 @@ export const ReadResult = Type.Object({
   total_lines: Type.Integer({ minimum: 0 }),
   eof: Type.Boolean(),
   output_generation: Type.Integer({ minimum: 0 }),
+  /**
+   * Rows of scrollback the session dropped, oldest first, past its limits (`scrollback` rows, 8 MiB
+   * of compressed rows) since it started: lines before `total_lines` that are gone.
+   */
+  dropped_rows: Type.Integer({ minimum: 0 }),
 });
 export const SearchResult = Type.Object({
   matches: Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), text: Type.String() })),

@@ -15,5 +15,5 @@ export { InputParser } from './input';
 export type { FocusEvent, InputEvent, KeyEvent, MouseButton, MouseEvent, PasteEvent } from './input';
 export { encodeFocus, encodeKey, encodeMouse } from './encode';
 export type { MouseTracking, PaneModes } from './encode';
-export { joinRows, keepRow, packRows, rowToSgr, unpackRows, unpackTexts } from './rows';
+export { joinRows, keepRow, RowPacker, rowToSgr, unpackRows, unpackTexts } from './rows';
 export type { KeptLine, KeptRow } from './rows';

@@ -117,46 +117,270 @@ export function rowToSgr(row: KeptRow): string {
 }
 
 /**
- * Rows as one string (a block of a store), for `unpackRows`: a line per row, `w` or `-` (wrapped
- * or not), the runs as decimal numbers with commas, `;`, the text. A row's text cannot hold a
- * line feed (a terminal's cells never do); one that does is a `RangeError`.
+ * What an xterm.js `BufferLineApiView` wraps (its `BufferLine`): the cell words, three per cell
+ * (content, fg, bg), and the strings of combined cells. Read when present, as a fast path only:
+ * a row is packed from them without building its text as a string or a cell object per cell.
  */
-export function packRows(rows: readonly KeptRow[]): string {
-  let packed = '';
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    if (row.text.includes('\n')) throw new RangeError(`row ${i} holds a line feed`);
-    packed += `${i > 0 ? '\n' : ''}${row.wrapped ? 'w' : '-'}${row.runs.join(',')};${row.text}`;
+interface LineWords {
+  _line?: { readonly length: number; _data?: Uint32Array; _combined?: Record<number, string> };
+}
+const HAS_CONTENT = CODE_POINT | IS_COMBINED;
+const WIDTH_SHIFT = 22;
+/** Ends a row's text in a packed block: a byte UTF-8 never holds. */
+const TEXT_END = 0xff;
+
+interface Utf8Decoder {
+  decode(input: Uint8Array): string;
+}
+const platform = globalThis as unknown as { TextDecoder: new (label: 'utf-8', options: { ignoreBOM: boolean }) => Utf8Decoder };
+
+/**
+ * Packs rows into one block of bytes (a store's block), as `keepRow` keeps them: per row its text
+ * in UTF-8, a 0xFF byte, then unsigned LEB128 numbers — the run count times 2 plus 1 when the row
+ * continues the one above, and each run's length (UTF-16 code units), fg, bg and attributes.
+ * A code point UTF-8 cannot carry (a lone surrogate) is packed as U+FFFD.
+ */
+export class RowPacker {
+  private buffer = new Uint8Array(16 * 1024);
+  private used = 0;
+  private readonly runs: number[] = [];
+  /** Eight styles decided from cell words, five numbers each (see `styleOf`); starts as the default style. */
+  private readonly styles = new Float64Array(8 * 5);
+  private nextStyle = 5;
+  /** Rows packed since the last `take`. */
+  rows = 0;
+  /** Of them, rows that start a logical line (not a soft-wrapped continuation). */
+  starts = 0;
+  /** Whether the first row packed since the last `take` continues the row before it. */
+  firstWrapped = false;
+
+  /** Bytes packed since the last `take`. */
+  get length(): number {
+    return this.used;
   }
-  return packed;
+
+  /**
+   * Packs a buffer line, with `cell` as scratch (`buffer.getNullCell()`): the same row `keepRow`
+   * gives, read from the line's cell words when xterm.js exposes them (the style only where it
+   * changes), else through `keepRow`.
+   */
+  addLine(line: KeptLine, cell: PaneCell): void {
+    const words = (line as LineWords)._line;
+    const data = words?._data;
+    const combined = words?._combined;
+    if (!data || !combined) {
+      this.addRow(keepRow(line, cell));
+      return;
+    }
+    // translateToString(true): up to the last cell with content, plus its width.
+    let end = 0;
+    for (let x = words.length - 1; x >= 0; x--) {
+      const content = data[3 * x];
+      if (content & HAS_CONTENT) {
+        end = Math.min(words.length, x + (content >> WIDTH_SHIFT));
+        break;
+      }
+    }
+    const runs = this.runs;
+    runs.length = 0;
+    this.reserve(end * 4);
+    let at = 0;
+    let runStart = 0;
+    let fg = DEFAULT_COLOR;
+    let bg = DEFAULT_COLOR;
+    let attrs = 0;
+    let styled = false;
+    // The words of the style last decided; xterm's default style is 0 and 0.
+    let lastFg = 0;
+    let lastBg = 0;
+    for (let x = 0; x < end; ) {
+      const content = data[3 * x];
+      const fgWord = data[3 * x + 1];
+      const bgWord = data[3 * x + 2];
+      if (fgWord !== lastFg || bgWord !== lastBg) {
+        lastFg = fgWord;
+        lastBg = bgWord;
+        const style = this.styleOf(line, x, cell, fgWord, bgWord);
+        const cellFg = this.styles[style + 2];
+        const cellBg = this.styles[style + 3];
+        const cellAttrs = this.styles[style + 4];
+        if (cellFg !== fg || cellBg !== bg || cellAttrs !== attrs) {
+          if (at > runStart) runs.push(at - runStart, fg, bg, attrs);
+          runStart = at;
+          fg = cellFg;
+          bg = cellBg;
+          attrs = cellAttrs;
+          styled = true;
+        }
+      }
+      if (content & IS_COMBINED) {
+        const chars = combined[x] ?? '';
+        this.reserve(chars.length * 3);
+        this.putString(chars);
+        at += chars.length;
+      } else {
+        const codePoint = content & CODE_POINT;
+        if (codePoint === 0) this.buffer[this.used++] = 0x20;
+        else this.putCodePoint(codePoint);
+        at += codePoint > 0xffff ? 2 : 1;
+      }
+      x += content >> WIDTH_SHIFT || 1;
+    }
+    if (styled && at > runStart) runs.push(at - runStart, fg, bg, attrs);
+    this.endRow(line.isWrapped);
+  }
+
+  /** Packs a kept row. */
+  addRow(row: KeptRow): void {
+    this.reserve(row.text.length * 3);
+    this.putString(row.text);
+    this.runs.length = 0;
+    this.runs.push(...row.runs);
+    this.endRow(row.wrapped);
+  }
+
+  /** The bytes packed so far, as a view that the next add may overwrite. */
+  view(): Uint8Array {
+    return this.buffer.subarray(0, this.used);
+  }
+
+  /** The bytes packed so far, in an array of their own size; the packer starts afresh. */
+  take(): Uint8Array {
+    const block = this.buffer.slice(0, this.used);
+    this.used = 0;
+    this.rows = 0;
+    this.starts = 0;
+    this.firstWrapped = false;
+    return block;
+  }
+
+  /**
+   * Where in `styles` the style of the cell at `x` is: the last few words decided are kept
+   * (fg word, bg word, fg, bg, attributes), since a program's rows reuse a handful of styles;
+   * another is read through the cell's public methods.
+   */
+  private styleOf(line: KeptLine, x: number, cell: PaneCell, fgWord: number, bgWord: number): number {
+    const styles = this.styles;
+    for (let at = 0; at < styles.length; at += 5) if (styles[at] === fgWord && styles[at + 1] === bgWord) return at;
+    line.getCell(x, cell);
+    const plain = cell.isAttributeDefault();
+    const at = this.nextStyle;
+    this.nextStyle = (at + 5) % styles.length;
+    styles[at] = fgWord;
+    styles[at + 1] = bgWord;
+    styles[at + 2] = plain ? DEFAULT_COLOR : fgOf(cell);
+    styles[at + 3] = plain ? DEFAULT_COLOR : bgOf(cell);
+    styles[at + 4] = plain ? 0 : attrsOfCell(cell);
+    return at;
+  }
+
+  private endRow(wrapped: boolean) {
+    const runs = this.runs;
+    this.reserve(6 + runs.length * 5);
+    this.buffer[this.used++] = TEXT_END;
+    this.putNumber(runs.length * 2 + (wrapped ? 1 : 0));
+    for (let i = 0; i < runs.length; i++) this.putNumber(runs[i]);
+    if (this.rows === 0) this.firstWrapped = wrapped;
+    this.rows++;
+    if (!wrapped) this.starts++;
+  }
+
+  private reserve(bytes: number) {
+    if (this.used + bytes <= this.buffer.length) return;
+    const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.used + bytes));
+    grown.set(this.view());
+    this.buffer = grown;
+  }
+
+  private putNumber(value: number) {
+    while (value > 0x7f) {
+      this.buffer[this.used++] = (value & 0x7f) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    this.buffer[this.used++] = value;
+  }
+
+  private putString(text: string) {
+    for (let i = 0; i < text.length; i++) {
+      let unit = text.charCodeAt(i);
+      if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
+        const low = text.charCodeAt(i + 1);
+        if (low >= 0xdc00 && low < 0xe000) {
+          unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+          i++;
+        }
+      }
+      this.putCodePoint(unit);
+    }
+  }
+
+  private putCodePoint(codePoint: number) {
+    const out = this.buffer;
+    if (codePoint < 0x80) out[this.used++] = codePoint;
+    else if (codePoint < 0x800) {
+      out[this.used++] = 0xc0 | (codePoint >> 6);
+      out[this.used++] = 0x80 | (codePoint & 0x3f);
+    } else if (codePoint < 0x10000) {
+      if (codePoint >= 0xd800 && codePoint < 0xe000) codePoint = 0xfffd;
+      out[this.used++] = 0xe0 | (codePoint >> 12);
+      out[this.used++] = 0x80 | ((codePoint >> 6) & 0x3f);
+      out[this.used++] = 0x80 | (codePoint & 0x3f);
+    } else {
+      out[this.used++] = 0xf0 | (codePoint >> 18);
+      out[this.used++] = 0x80 | ((codePoint >> 12) & 0x3f);
+      out[this.used++] = 0x80 | ((codePoint >> 6) & 0x3f);
+      out[this.used++] = 0x80 | (codePoint & 0x3f);
+    }
+  }
 }
 
-const PACKED_ROW = /^([w-])((?:\d+(?:,\d+)*)?);/;
+// ignoreBOM: a row may begin with U+FEFF, which is text like any other.
+const decoder = new platform.TextDecoder('utf-8', { ignoreBOM: true });
 
-/** The rows `packRows` wrote; throws a `TypeError` on anything else. */
-export function unpackRows(packed: string): KeptRow[] {
-  if (packed === '') return [];
-  return packed.split('\n').map((line, index) => {
-    const head = PACKED_ROW.exec(line);
-    if (!head) throw new TypeError(`packed row ${index} is not [w-]runs;text`);
-    const runs = head[2] === '' ? [] : head[2].split(',').map(Number);
-    const text = line.slice(head[0].length);
-    if (runs.length % 4 !== 0) throw new TypeError(`packed row ${index} has ${runs.length} run numbers, not fours`);
+/** Reads a block `RowPacker` wrote, row by row; `withRuns` false skips the runs (what a search needs). */
+function unpack<T>(block: Uint8Array, withRuns: boolean, make: (text: string, runs: number[], wrapped: boolean) => T): T[] {
+  const rows: T[] = [];
+  let at = 0;
+  const number = (index: number) => {
+    let value = 0;
+    for (let scale = 1; ; scale *= 128) {
+      if (at >= block.length) throw new TypeError(`packed row ${index} ends inside a number`);
+      const byte = block[at++];
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < block.length) {
+    const index = rows.length;
+    const end = block.indexOf(TEXT_END, at);
+    if (end === -1) throw new TypeError(`packed row ${index} has no end to its text`);
+    const text = decoder.decode(block.subarray(at, end));
+    at = end + 1;
+    const head = number(index);
+    const count = head >> 1;
+    if (count % 4 !== 0) throw new TypeError(`packed row ${index} has ${count} run numbers, not fours`);
+    const runs: number[] = [];
     let covered = 0;
-    for (let i = 0; i < runs.length; i += 4) covered += runs[i];
-    if (runs.length > 0 && covered !== text.length) throw new TypeError(`packed row ${index}: its runs cover ${covered} of ${text.length} code units`);
-    return { text, wrapped: head[1] === 'w', runs };
-  });
+    for (let i = 0; i < count; i++) {
+      const value = number(index);
+      if (!withRuns) continue;
+      runs.push(value);
+      if (i % 4 === 0) covered += value;
+    }
+    if (withRuns && count > 0 && covered !== text.length) throw new TypeError(`packed row ${index}: its runs cover ${covered} of ${text.length} code units`);
+    rows.push(make(text, runs, (head & 1) === 1));
+  }
+  return rows;
 }
 
-/** Only the texts and wraps of the rows `packRows` wrote (their runs not read): what a search needs. */
-export function unpackTexts(packed: string): Array<Pick<KeptRow, 'text' | 'wrapped'>> {
-  if (packed === '') return [];
-  return packed.split('\n').map((line, index) => {
-    const head = PACKED_ROW.exec(line);
-    if (!head) throw new TypeError(`packed row ${index} is not [w-]runs;text`);
-    return { text: line.slice(head[0].length), wrapped: head[1] === 'w' };
-  });
+/** The rows `RowPacker` packed; throws a `TypeError` on anything else. */
+export function unpackRows(block: Uint8Array): KeptRow[] {
+  return unpack(block, true, (text, runs, wrapped) => ({ text, runs, wrapped }));
+}
+
+/** Only the texts and wraps of the rows `RowPacker` packed (their runs skipped): what a search needs. */
+export function unpackTexts(block: Uint8Array): Array<Pick<KeptRow, 'text' | 'wrapped'>> {
+  return unpack(block, false, (text, _runs, wrapped) => ({ text, wrapped }));
 }
 
 /** Rows joined into logical lines: a wrapped row continues the line before it. */

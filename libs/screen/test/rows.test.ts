@@ -1,6 +1,6 @@
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { joinRows, keepRow, packRows, rowToSgr, unpackRows, unpackTexts, type KeptRow } from '../src';
+import { joinRows, keepRow, RowPacker, rowToSgr, unpackRows, unpackTexts, type KeptLine, type KeptRow } from '../src';
 import { write } from './terminals';
 
 const ESC = '\x1b';
@@ -67,6 +67,14 @@ test('rows replayed into another terminal of the same width come back cell for c
   mirror.dispose();
 });
 
+function packRows(rows: KeptRow[]): Uint8Array {
+  const packer = new RowPacker();
+  for (const row of rows) packer.addRow(row);
+  return packer.take();
+}
+
+const bytes = (...parts: Array<string | number[]>) => Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? [...new TextEncoder().encode(part)] : part)));
+
 test('packed rows unpack to the same rows; joined rows give logical lines', async () => {
   const term = modern(20, 10);
   await write(term, PRINTED);
@@ -84,19 +92,41 @@ test('packed rows unpack to the same rows; joined rows give logical lines', asyn
   term.dispose();
 });
 
-test('a packed block of the wrong shape is refused with a TypeError; a row holding a line feed cannot be packed', () => {
-  expect(unpackRows('')).toEqual([]);
-  expect(unpackRows('-;a;b\nw1,2,3,4;x')).toEqual([
+test('a line packed from its cell words is the row keepRow keeps, through the public API alone too', async () => {
+  const term = modern(20, 10);
+  // A BOM and a line feed are text like any other in a packed row.
+  await write(term, `${PRINTED}\r\n\ufeffbom ${ESC}[1;38;2;9;8;7m\u{1F600}x${ESC}[0m`);
+  const buffer = term.buffer.active;
+  const cell = buffer.getNullCell();
+  const fast = new RowPacker();
+  const publicOnly = new RowPacker();
+  for (let y = 0; y < buffer.length; y++) {
+    const line = buffer.getLine(y)!;
+    fast.addLine(line, cell);
+    // Without xterm's internals the packer goes through keepRow.
+    const bare: KeptLine = { isWrapped: line.isWrapped, length: line.length, getCell: (x, c) => line.getCell(x, c as never), translateToString: (trim) => line.translateToString(trim) };
+    publicOnly.addLine(bare, cell);
+  }
+  expect([fast.rows, fast.starts, fast.firstWrapped]).toEqual([buffer.length, keptRows(term).filter((r) => !r.wrapped).length, false]);
+  const packed = fast.take();
+  expect(unpackRows(packed)).toEqual(keptRows(term));
+  expect(publicOnly.take()).toEqual(packed);
+  expect(fast.length).toBe(0);
+  expect(unpackRows(packRows([{ text: 'a\nb\ufeff', runs: [], wrapped: true }]))).toEqual([{ text: 'a\nb\ufeff', runs: [], wrapped: true }]);
+  term.dispose();
+});
+
+test('a packed block of the wrong shape is refused with a TypeError', () => {
+  expect(unpackRows(new Uint8Array())).toEqual([]);
+  expect(unpackRows(bytes('a;b', [0xff, 0], 'x', [0xff, 9, 1, 2, 3, 4]))).toEqual([
     { text: 'a;b', runs: [], wrapped: false },
     { text: 'x', runs: [1, 2, 3, 4], wrapped: true },
   ]);
-  expect(() => unpackRows('{}')).toThrow(TypeError);
-  expect(() => unpackRows('x;abc')).toThrow(TypeError);
-  expect(() => unpackTexts('-;ok\nx;abc')).toThrow(TypeError);
-  expect(() => unpackRows('-2,0,0,0;abc')).toThrow(/cover 2 of 3/);
-  expect(() => unpackRows('--3,0,0,0;abc')).toThrow(TypeError);
-  expect(() => unpackRows('-3,0;abc')).toThrow(/not fours/);
-  expect(() => packRows([{ text: 'a\nb', runs: [], wrapped: false }])).toThrow(RangeError);
+  expect(() => unpackRows(bytes('abc'))).toThrow(/no end/);
+  expect(() => unpackTexts(bytes('ok', [0xff, 0], 'abc'))).toThrow(TypeError);
+  expect(() => unpackRows(bytes('abc', [0xff, 8, 2, 0, 0, 0]))).toThrow(/cover 2 of 3/);
+  expect(() => unpackRows(bytes('abc', [0xff, 8, 3, 0, 0]))).toThrow(/inside a number/);
+  expect(() => unpackRows(bytes('abc', [0xff, 4, 3, 0]))).toThrow(/not fours/);
 });
 
 test('a control character in a row never reaches the terminal it is replayed into', () => {
