@@ -1,5 +1,6 @@
 // `close`: a pane, or a workspace, ended by serve's one close and teardown rule (REFERENCE.md §1.4, §5.4).
 import { createInterface } from 'node:readline';
+import { asksToClose } from '@paneflow/protocol/errors';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { Scope } from '@paneflow/protocol/wire';
 import { displayText } from '@paneflow/view';
@@ -38,8 +39,7 @@ async function closing<T>(call: (unlessBusy: boolean) => Promise<T>, force: bool
   try {
     return await call(true);
   } catch (error) {
-    const refused = error instanceof CliError && error.reason === 'close_needs_confirmation';
-    if (!refused) throw error;
+    if (!(error instanceof CliError && asksToClose(error.reason))) throw error;
     if (!process.stdin.isTTY) throw new CliError(`${error.message} (use --force to close anyway)`, 1);
     if (!(await confirm(`${displayText(error.message)}\nclose anyway? [y/N] `))) throw new CliError('not closed', 1);
     return call(false);

@@ -2,7 +2,7 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
 import { displayWidth } from '@paneflow/screen';
-import { displayText, endedNotice } from '@paneflow/view';
+import { displayText, endedNotice, subagentsText } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line. */
 export function printJson(value: unknown): void {
@@ -60,8 +60,12 @@ function ended(agent: StatusObject): string | null {
   return notice && `${notice.text}: paneflow restart ${agent.surface_id}${notice.action === 'fresh' ? ' --fresh' : ''}`;
 }
 
-/** What a row says about an agent beyond its state. */
+/** What a row says about an agent beyond its state: its turn, then the subagents it runs (`Bash · 2 subagents`). */
 function detail(agent: StatusObject): string {
+  return [turnDetail(agent), subagentsText(agent)].filter(Boolean).join(' · ');
+}
+
+function turnDetail(agent: StatusObject): string {
   const gone = ended(agent);
   if (gone) return gone;
   if (agent.state === 'waiting_for_input') return `${agent.message ?? agent.declared?.kind ?? 'waiting'} (${ago(agent.waiting_ms)})`;

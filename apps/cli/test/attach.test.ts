@@ -339,8 +339,8 @@ test('scrollback mode finds a line far up; a click focuses a pane; the wheel scr
 });
 
 /** `paneflow attach` in a window whose output bytes are also kept: what the outer terminal was told. */
-function attachRecorded(workspace: string, env: NodeJS.ProcessEnv = home.env) {
-  const window = tmux.window([process.execPath, CLI, 'attach', workspace], { env, dir: home.dir, cols: 120, rows: 32 });
+function attachRecorded(workspace: string, env: NodeJS.ProcessEnv = home.env, rows = 32) {
+  const window = tmux.window([process.execPath, CLI, 'attach', workspace], { env, dir: home.dir, cols: 120, rows });
   const file = join(home.dir, `written-${workspace}`);
   writeFileSync(file, '');
   window.pipe(file);
@@ -555,4 +555,88 @@ test('a hook title and a declared message reach the outer terminal only as visib
   for (const unsafe of ['\x1b]52', '\x1b]0;', '\u009b', '\u202e', 'pwned\x07']) expect(written).not.toContain(unsafe);
   expect(window.format('#{pane_title}')).toBe(paneTitle);
   for (const s of [away, here]) await home.rpc('surface.close', { surface_id: s.surfaces[0].surface_id });
+});
+
+test("an agent's running subagents are counted under its sidebar row, and the line goes when they stop", async () => {
+  const up = await home.rpc('workspace.up', { name: 'helpers', layout: 'even_h', panes: [{ name: 'chief', cwd: home.dir, command: 'claude --work-ms 60000', focus: true, env: {} }] });
+  const chief = up.surfaces[0].surface_id;
+  // Tall enough for the sidebar's agents below every workspace the file's tests made.
+  const window = attach('helpers', 120, 50);
+  await screen(window, (l) => /^\s+chief\s*│/m.test(text(l)), 'the agent row');
+  const agent = await until(async () => {
+    const s = await home.rpc('surface.status', { surface_id: chief });
+    return s.state === 'idle' && s.pid !== null ? s : null;
+  }, 'the agent idle');
+  expect(home.run(['send', 'chief', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+  // What paneflow-ai-hook sends for Claude Code's SubagentStart and SubagentStop.
+  const subagent = (agent_id: string, phase: 'start' | 'stop') =>
+    home.rpc('ai.subagent', { tool: 'claude', session: agent.session, surface_id: chief, workspace_id: up.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { agent_id, phase } });
+  try {
+    await subagent('explore-1', 'start');
+    await subagent('plan-2', 'start');
+    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏●] chief\s*│[\s\S]*\n {3}2 subagents\s*│/.test(text(l)), 'the count under the row');
+    await subagent('explore-1', 'stop');
+    await screen(window, (l) => /chief\s*│.*\n {3}1 subagent\s*│/.test(text(l)), 'one left');
+    await subagent('plan-2', 'stop');
+    await screen(window, (l) => !text(l).includes('subagent'), 'none left, no line');
+  } finally {
+    home.run(['key', 'chief', 'ctrl-c', '--scope', 'all']);
+    await home.rpc('surface.close', { surface_id: chief });
+  }
+});
+
+test('the config applies live while attached: reduce_motion stops the spinner and starts it again, notifications go off and on, the prefix key changes', async () => {
+  const here = await workspace('live', [
+    { name: 'mover', command: 'claude --work-ms 60000' },
+    { name: 'live-sh', command: SHELL, focus: true },
+  ]);
+  // Two agents to wait: serve sends one notice a second per session and kind, whatever attach does.
+  const away = await workspace('live-away', [
+    { name: 'pinger', command: 'claude --work-ms 100' },
+    { name: 'ponger', command: 'claude --work-ms 100' },
+  ]);
+  // Tall enough for the sidebar's agents below every workspace the file's tests made.
+  const { window, written } = attachRecorded('live', { ...home.env, TERM_PROGRAM: 'WezTerm' }, 50);
+  await screen(window, (l) => /^\s+mover\s*│/m.test(text(l)) && /^\s+ponger\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent rows');
+  /** Waits until serve has read the config and says so to its subscribers, attach among them. */
+  const configure = async (config: unknown, read: (p: { reduce_motion: boolean; attach: { prefix: string; notifications: boolean } }) => boolean) => {
+    home.writeConfig(config);
+    await until(async () => read((await home.rpc('serve.status', {})).presentation) || null, 'serve read the config');
+  };
+  try {
+    expect(home.run(['send', 'mover', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'a spinner');
+    await configure({ reduce_motion: true }, (p) => p.reduce_motion);
+    await screen(window, (l) => /● mover/.test(text(l)), 'a static mark, in the same client');
+    await configure({}, (p) => !p.reduce_motion);
+    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'the spinner again');
+
+    // Notifications off: an agent out of view that starts waiting rings nothing.
+    await configure({ attach: { notifications: false } }, (p) => !p.attach.notifications);
+    const quiet = written().length;
+    expect(home.run(['send', 'pinger', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await screen(window, (l) => /● pinger\s+Need you/.test(text(l)), 'Need you');
+    // Serve sends the notification right after the status, on the same stream: once a later event
+    // is drawn, the notification would have been written before it.
+    await home.rpc('surface.rename', { surface_id: here['live-sh'], name: 'after-the-live-notice' });
+    await until(() => written().includes('after-the-live-notice') || null, 'a later event drawn');
+    expect(written().slice(quiet)).not.toContain('\x07');
+    // And on again: the next wait rings.
+    await configure({}, (p) => p.attach.notifications);
+    expect(home.run(['send', 'ponger', 'ship again permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => written().includes('\x07\x1b]9;Needs input: ponger in live-away: approve Bash: ship again permission\x07') || null, 'the bell and the notification');
+
+    // The prefix key opens the help once attach has the config: the same event brings
+    // reduce_motion's static mark, which shows it came.
+    await configure({ reduce_motion: true, attach: { prefix: 'ctrl-a' } }, (p) => p.attach.prefix === 'ctrl-a');
+    await screen(window, (l) => /● mover/.test(text(l)), 'the config in the client');
+    window.keys('C-a', '?');
+    await screen(window, (l) => text(l).includes('prefix, then:'), 'the help, by the new prefix');
+    window.type('q');
+    await screen(window, (l) => !text(l).includes('prefix, then:'), 'the help closed');
+  } finally {
+    home.writeConfig({});
+    home.run(['key', 'mover', 'ctrl-c', '--scope', 'all']);
+    for (const id of [...Object.values(here), ...Object.values(away)]) await home.rpc('surface.close', { surface_id: id });
+  }
 });

@@ -255,6 +255,18 @@ describe('paneflow integrations', () => {
     expect(home.run(['integrations', 'remove', 'gemini']).stdout).toBe(`gemini: MCP server not in ${user}/.gemini/settings.json\n`);
   });
 
+  test('with GEMINI_CLI_HOME set, Gemini CLI’s settings are $GEMINI_CLI_HOME/.gemini/settings.json, and ~/.gemini is not touched', () => {
+    const geminiHome = join(home.dir, 'gemini-home');
+    mkdirSync(join(geminiHome, '.gemini'), { recursive: true });
+    mkdirSync(join(user, '.gemini'));
+    const env = { GEMINI_CLI_HOME: geminiHome };
+    const result = home.run(['integrations', 'install', 'gemini'], { env });
+    expect([result.code, result.stdout]).toEqual([0, `gemini: MCP server installed in ${geminiHome}/.gemini/settings.json\n`]);
+    expect(JSON.parse(readFileSync(join(geminiHome, '.gemini/settings.json'), 'utf8')).mcpServers.paneflow).toEqual({ command: MCP, args: [], trust: true });
+    expect(readdirSync(join(user, '.gemini'))).toEqual([]);
+    expect(home.run(['mcp', 'status'], { env }).stdout).toContain(`gemini: installed (${geminiHome}/.gemini/settings.json)`);
+  });
+
   test('opencode gets a `type: "local"` entry with its argv as `command`, in $XDG_CONFIG_HOME/opencode (else ~/.config/opencode), even before it is detected', () => {
     const xdg = join(home.dir, 'xdg');
     mkdirSync(join(xdg, 'opencode'), { recursive: true });

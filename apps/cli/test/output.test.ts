@@ -204,4 +204,34 @@ describe('the real ps, ps --watch and sessions with colour forced', () => {
       rows: listed.map((s) => [s.session, String(s.surface_id), String(s.workspace), s.lifecycle, s.status, String(s.state_seq), s.runtime_id ?? '-']).sort(),
     });
   });
+
+  test("an agent's running subagents are counted in ps's DETAIL and status's line; --json keeps their ids as they were", async () => {
+    const up = await home.rpc('workspace.up', { name: 'subagents', layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command: 'claude --work-ms 60000', focus: false, env: {} }] });
+    const lead = up.surfaces[0].surface_id;
+    const agent = await until(async () => {
+      const s = await home.rpc('surface.status', { surface_id: lead });
+      return s.state === 'idle' && s.pid !== null ? s : null;
+    }, 'the agent idle');
+    expect(home.run(['send', 'lead', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await home.rpc('surface.status', { surface_id: lead })).state === 'thinking', 'the agent thinking');
+    // What paneflow-ai-hook sends for Claude Code's SubagentStart and SubagentStop.
+    const subagent = (agent_id: string, phase: 'start' | 'stop') =>
+      home.rpc('ai.subagent', { tool: 'claude', session: agent.session, surface_id: lead, workspace_id: up.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { agent_id, phase } });
+    const labels = ['ID', 'NAME', 'TOOL', 'STATE', 'SEQ', 'IDLE', 'DETAIL'];
+    // The row without its IDLE cell, which moves with the clock.
+    const leadRow = async () => (cutAtHeader(await onScreen(home.run(['ps']).stdout), labels).find((row) => row[0] === String(lead)) ?? []).filter((_, i) => i !== 5);
+    try {
+      for (const id of ['explore-1', 'plan-2']) expect(await subagent(id, 'start')).toEqual({ accepted: true });
+      expect(await leadRow()).toEqual([String(lead), 'lead', 'claude', 'thinking', expect.any(String), '2 subagents']);
+      expect(home.run(['status', 'lead', '--scope', 'all']).stdout).toMatch(new RegExp(`^${lead} lead claude thinking \\(\\w+\\) · 2 subagents\n$`));
+      expect(home.run(['ps', '--json']).json<{ agents: StatusObject[] }>().agents.find((a) => a.surface_id === lead)?.subagents).toEqual(['explore-1', 'plan-2']);
+
+      expect(await subagent('explore-1', 'stop')).toEqual({ accepted: true });
+      expect((await leadRow())[5]).toBe('1 subagent');
+      expect(await subagent('plan-2', 'stop')).toEqual({ accepted: true });
+      expect((await leadRow())[5]).toBe('');
+    } finally {
+      home.run(['key', 'lead', 'ctrl-c', '--scope', 'all']);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openDesktop, type Harness } from './harness';
@@ -463,6 +463,35 @@ describe('the renderer against a real instance', () => {
     }
   });
 
+  test("an agent's running subagents are counted in its sidebar row and its pane header, in the same words", async () => {
+    const up = await home.rpc('workspace.up', { name: 'helpers', layout: 'even_h', panes: [pane('chief', 'claude --work-ms 60000')] });
+    const chief = up.surfaces[0].surface_id;
+    await page.locator('.tab', { hasText: 'helpers' }).click();
+    await until(async () => (await rowMark(chief)) === 'none', 'the agent row, declared idle');
+    const agent = await home.rpc('surface.status', { surface_id: chief });
+    expect(home.run(['send', 'chief', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(chief)) === 'working', 'the spinner');
+    // What paneflow-ai-hook sends for Claude Code's SubagentStart and SubagentStop.
+    const subagent = (agent_id: string, phase: 'start' | 'stop') =>
+      home.rpc('ai.subagent', { tool: 'claude', session: agent.session, surface_id: chief, workspace_id: up.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { agent_id, phase } });
+    const shown = async () => ({
+      row: (await page.locator(`.agent[data-surface="${chief}"] .subagents`).allTextContents()).join('|'),
+      header: await page.locator(`.pane[data-surface="${chief}"] header .subagents:visible`).allTextContents(),
+    });
+    try {
+      expect(await shown()).toEqual({ row: '', header: [] });
+      await subagent('explore-1', 'start');
+      await subagent('plan-2', 'start');
+      await until(async () => JSON.stringify(await shown()) === JSON.stringify({ row: '2 subagents', header: ['2 subagents'] }), 'two subagents, row and header');
+      await subagent('explore-1', 'stop');
+      await until(async () => JSON.stringify(await shown()) === JSON.stringify({ row: '1 subagent', header: ['1 subagent'] }), 'one left');
+      await subagent('plan-2', 'stop');
+      await until(async () => JSON.stringify(await shown()) === JSON.stringify({ row: '', header: [] }), 'none left, nothing shown');
+    } finally {
+      home.run(['key', 'chief', 'ctrl-c', '--scope', 'all']);
+    }
+  });
+
   test('closing a pane whose managed worktree holds uncommitted work keeps the worktree and says so', async () => {
     const repo = join(home.dir, 'repo');
     mkdirSync(repo);
@@ -485,4 +514,72 @@ describe('the renderer against a real instance', () => {
     expect(existsSync(join(worktree, 'scratch.txt'))).toBe(true);
     await shot('worktree-kept');
   });
+});
+
+describe('closing while the host does not answer (stopped with SIGSTOP)', () => {
+  let stuck: Home;
+  let face: Harness;
+  let surface: number;
+  beforeAll(async () => {
+    // Serve gives up on the host after 2 s here, not 10 s (read at serve's start).
+    stuck = makeHome({ PANEFLOW_SERVE_HOST_TIMEOUT_MS: '2000' });
+    expect(stuck.run(['start']).code).toBe(0);
+    surface = (await stuck.rpc('workspace.create', { cwd: stuck.dir, name: 'stuck' })).surface_id;
+    face = await openDesktop(stuck.env);
+  }, 60_000);
+  afterAll(async () => {
+    await face?.close();
+    stuck?.cleanup();
+  });
+
+  /** Whether a process with exactly this command line runs, by /proc. */
+  const running = (argv: string[]) =>
+    readdirSync('/proc').some((name) => {
+      try {
+        return /^\d+$/.test(name) && readFileSync(`/proc/${name}/cmdline`, 'utf8') === argv.join('\0') + '\0';
+      } catch {
+        return false;
+      }
+    });
+
+  test('× on an idle shell asks with a warning that nothing can be stopped: Cancel keeps it, Close takes it out, and the host stops its program once it answers', async () => {
+    const { page: stuckPage } = face;
+    const listed = async () => (await stuck.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id);
+    const terminal = stuckPage.locator(`.pane[data-surface="${surface}"] .term-host`);
+    await terminal.waitFor();
+    // A program in the background: the shell holds the terminal, so a host that answers would close it unasked.
+    const sleeper = ['sleep', `8${surface}88`];
+    await terminal.click();
+    await stuckPage.keyboard.type(`${sleeper.join(' ')} &`);
+    await stuckPage.keyboard.press('Enter');
+    await until(() => running(sleeper), 'the background sleep');
+    const dialog = stuckPage.locator('.confirm');
+    const closeButton = stuckPage.locator(`.pane[data-surface="${surface}"] header .close-button`);
+
+    const hostPid = stuck.run(['host', 'status']).json<{ pid: number }>().pid;
+    process.kill(hostPid, 'SIGSTOP');
+    try {
+      await closeButton.click();
+      await dialog.waitFor({ timeout: 15_000 });
+      expect(await dialog.getAttribute('data-reason')).toBe('host_unreachable');
+      expect(await dialog.locator('.message').textContent()).toBe(
+        `close needs confirmation: the host does not answer (it died or hangs), so surface ${surface} cannot be stopped: closing only takes it out of the workspace, and what runs there may keep running`,
+      );
+      await dialog.locator('.cancel').click();
+      expect(await dialog.count()).toBe(0);
+      expect(await listed()).toEqual([surface]);
+
+      await closeButton.click();
+      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.locator('.confirm-close').click();
+      await until(async () => (await listed()).length === 0, 'the pane out of the model on Close');
+      await until(async () => (await stuckPage.locator(`.pane[data-surface="${surface}"]`).count()) === 0, 'its pane gone from the page');
+      expect(running(sleeper)).toBe(true);
+    } finally {
+      process.kill(hostPid, 'SIGCONT');
+    }
+    await until(() => !running(sleeper), 'the closed pane’s program stopped once the host answers');
+    expect(await listed()).toEqual([]);
+    expect(face.errors.splice(0)).toEqual([]);
+  }, 60_000);
 });

@@ -48,6 +48,21 @@ export class HostCalls {
     }
   }
 
+  /**
+   * Whether the host answers now (`host.status` within the timeout). One that died is not, until
+   * serve has started another; nor is one that hangs (stopped, wedged), which keeps its sockets
+   * and its lock, so serve can neither reach it nor replace it.
+   */
+  async reachable(): Promise<boolean> {
+    try {
+      await this.request('host.status', {});
+      return true;
+    } catch (error) {
+      if (error instanceof RpcError && error.code === ErrorCode.HostUnavailable) return false;
+      throw error;
+    }
+  }
+
   start(): Promise<void> {
     return this.link.start();
   }

@@ -28,6 +28,8 @@ export interface PaneSpec {
   managed_worktree?: ManagedWorktree | null;
 }
 
+const labelOf = (pane: PaneRecord) => `surface ${pane.surface_id}${pane.name ? ` (${pane.name})` : ''}`;
+
 /** Making and ending panes: a session in the host and a record in the model, together. */
 export class Panes {
   constructor(
@@ -116,7 +118,7 @@ export class Panes {
   busyReason(pane: PaneRecord): string | null {
     const view = this.ctx.views.get(pane.session);
     if (!view || view.lifecycle !== 'live') return null;
-    const label = `surface ${pane.surface_id}${pane.name ? ` (${pane.name})` : ''}`;
+    const label = labelOf(pane);
     const status = this.reduction.statusOf(view, pane);
     if (status.reason !== 'no_agent') return inTurn(status.state) ? `${label}: its agent is ${status.state}` : null;
     const leader = view.process;
@@ -126,20 +128,34 @@ export class Panes {
     return `${label}: '${view.foregroundCmd || 'a program'}' is running in it`;
   }
 
-  /** Refuses, before anything closes, to close panes of which one needs a person's yes. */
-  refuseBusy(panes: PaneRecord[]): void {
+  /**
+   * Refuses, before anything closes, to close panes of which one needs a person's yes. With the
+   * host out of reach every pane does (§1.4: asked with a warning): nothing could be stopped.
+   */
+  private refuseBusy(panes: PaneRecord[], hostReachable: boolean): void {
+    if (!hostReachable) {
+      throw refusedByState(
+        `close needs confirmation: the host does not answer (it died or hangs), so ${panes.map(labelOf).join(', ')} cannot be stopped: closing only takes ${panes.length === 1 ? 'it' : 'them'} out of the workspace, and what runs there may keep running`,
+        'host_unreachable',
+      );
+    }
     const reasons = panes.map((p) => this.busyReason(p)).filter((r): r is string => r !== null);
     if (reasons.length > 0) throw refusedByState(`close needs confirmation: ${reasons.join('; ')}`, 'close_needs_confirmation');
   }
 
   /**
    * Ends panes: their sessions stopped and removed, then their managed worktrees torn down (§5.4)
-   * by the one rule (`teardownWorktree`), whichever way they were closed. Returns what each
-   * worktree's teardown did.
+   * by the one rule (`teardownWorktree`), whichever way they were closed. With `unlessBusy` it
+   * first refuses what needs a person's yes. Returns what each worktree's teardown did.
    */
-  async close(panes: PaneRecord[], forceWorktree = false): Promise<WorktreeTeardown[]> {
-    await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
+  async close(panes: PaneRecord[], options: { unlessBusy?: boolean; forceWorktree?: boolean } = {}): Promise<WorktreeTeardown[]> {
+    const reachable = await this.ctx.host.reachable();
+    if (options.unlessBusy) this.refuseBusy(panes, reachable);
+    if (reachable) await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
     for (const pane of panes) {
+      // A host out of reach still holds the session: it is stopped and removed whenever the host
+      // shows it again (answers, or is replaced and lists it as lost), never adopted back as a pane.
+      if (!reachable) this.mirror.abandon(pane.session, true);
       this.mirror.forget(pane.session);
       this.workspaces.closePane(pane, true);
     }
@@ -147,18 +163,20 @@ export class Panes {
     for (const pane of panes) {
       const worktree = pane.managed_worktree;
       if (!worktree) continue;
-      const outcome = teardownWorktree(worktree, this.worktreeInUse(worktree.path), forceWorktree);
+      const inUse = reachable ? this.worktreeInUse(worktree.path) : 'a live session may still work in it: the host does not answer';
+      const outcome = teardownWorktree(worktree, inUse, options.forceWorktree);
       this.ctx.log(`worktree ${worktree.path}: ${outcome.removed ? 'removed' : `kept: ${outcome.reason}`}`);
       outcomes.push({ surface_id: pane.surface_id, path: worktree.path, branch: worktree.branch, ...outcome });
     }
     return outcomes;
   }
 
-  private worktreeInUse(path: string): boolean {
-    return [...this.ctx.model.allPanes()].some((p) => {
+  private worktreeInUse(path: string): string | null {
+    const used = [...this.ctx.model.allPanes()].some((p) => {
       const view = this.ctx.views.get(p.session);
       const cwd = view?.foregroundCwd ?? p.cwd;
       return view?.lifecycle === 'live' && (cwd === path || cwd.startsWith(path + '/'));
     });
+    return used ? 'a live session works in it' : null;
   }
 }

@@ -26,11 +26,12 @@ export function unsavedWork(worktree: ManagedWorktree): string | null {
  * A managed worktree's teardown when its pane closes (REFERENCE.md §5.4), the one rule for every
  * way a pane ends: with `auto`, a worktree that no live session works in is removed with
  * `git worktree remove` unless it holds unsaved work (`unsavedWork`), which `force` overrides;
- * the branch is kept. `keep`, a live session inside, or a failing git keeps it.
+ * the branch is kept. `keep`, a live session inside (`inUse` says why it may be), or a failing
+ * git keeps it.
  */
-export function teardownWorktree(worktree: ManagedWorktree, inUse: boolean, force = false): TeardownOutcome {
+export function teardownWorktree(worktree: ManagedWorktree, inUse: string | null, force = false): TeardownOutcome {
   if (worktree.teardown !== 'auto') return { removed: false, reason: 'worktree_teardown is keep' };
-  if (inUse) return { removed: false, reason: 'a live session works in it' };
+  if (inUse) return { removed: false, reason: inUse };
   try {
     if (!force) {
       const unsaved = unsavedWork(worktree);

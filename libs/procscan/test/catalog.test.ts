@@ -142,6 +142,14 @@ describe('where an agent keeps its configuration (`[integration]`)', () => {
     expect(configDir(claude, {})).toBeNull();
   });
 
+  test("GEMINI_CLI_HOME stands in for Gemini CLI's home: its settings are under $GEMINI_CLI_HOME/.gemini", () => {
+    const gemini = catalog.bySlug.get('gemini')!;
+    expect(configDir(gemini, { HOME: '/home/u' })).toBe('/home/u/.gemini');
+    expect(configDir(gemini, { HOME: '/home/u', GEMINI_CLI_HOME: '/job' })).toBe('/job/.gemini');
+    expect(configDir(gemini, { HOME: '/home/u', GEMINI_CLI_HOME: '' })).toBe('/home/u/.gemini');
+    expect(resolvePath(gemini.integration.mcp_file!, { HOME: '/home/u', GEMINI_CLI_HOME: '/job' }, '/job/.gemini')).toBe('/job/.gemini/settings.json');
+  });
+
   test('a file candidate is `$VAR/…`, `~/…`, or a path under the config directory', () => {
     expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u' }, '/home/u/.claude')).toBe('/home/u/.claude.json');
     expect(resolvePath(claude.integration.mcp_file!, { HOME: '/home/u', CLAUDE_CONFIG_DIR: '/cfg' }, '/cfg')).toBe('/cfg/.claude.json');

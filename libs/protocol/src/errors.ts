@@ -20,6 +20,14 @@ export const ErrorCode = {
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * The refusals (-32030) of a close with `unless_busy` that a face turns into a question
+ * (REFERENCE.md §1.4), asked again without `unless_busy` after a yes: `close_needs_confirmation`,
+ * closing would stop an agent in its turn or a running program; `host_unreachable`, serve cannot
+ * reach the host, so closing stops nothing and only takes the pane out of the workspace.
+ */
+export const asksToClose = (reason: string | null | undefined): boolean => reason === 'close_needs_confirmation' || reason === 'host_unreachable';
+
 export interface ErrorObject {
   code: number;
   message: string;

@@ -21,7 +21,8 @@ const SurfaceTarget = { surface_id: SurfaceId };
 /**
  * How closing treats what runs and what was made (an addition to REFERENCE.md §2.3): `unless_busy`
  * refuses (-32030, `close_needs_confirmation`) before anything closes when a pane would need a
- * person's yes (§1.4: an agent in turn, or a program other than the pane's own in front);
+ * person's yes (§1.4: an agent in turn, or a program other than the pane's own in front), and
+ * (`host_unreachable`) any pane while the host does not answer, since nothing could be stopped;
  * `force_worktree` removes a managed worktree even with uncommitted changes or commits no other
  * branch or remote holds.
  */

@@ -7,7 +7,7 @@ import { displayText } from './text';
 /** The fields of a status object (§3.7) a face reads. */
 export type PaneStatus = Pick<
   StatusObject,
-  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision' | 'hidden'
+  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision' | 'hidden' | 'subagents'
 >;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
@@ -19,6 +19,8 @@ export interface AgentRow {
   mark: RowMark;
   /** The agent's message while it needs you. */
   message: string | null;
+  /** How many subagents it runs now (`subagentsText`), or null. */
+  subagents: string | null;
 }
 
 /** The mark of an agent's row: its current record, as §3.9 draws it. */
@@ -43,13 +45,26 @@ export function rowMark(status: PaneStatus): RowMark {
  */
 export function agentRows(statuses: PaneStatus[], label: (status: PaneStatus) => string): AgentRow[] {
   // `hidden`: serve's verdict from the config's visibility keys (§10).
-  const rows = statuses.filter((s) => s.tool !== null && !s.hidden).map((s) => ({ surface_id: s.surface_id, label: displayText(label(s)), mark: rowMark(s), message: needYouMessage(s) }));
+  const rows = statuses
+    .filter((s) => s.tool !== null && !s.hidden)
+    .map((s) => ({ surface_id: s.surface_id, label: displayText(label(s)), mark: rowMark(s), message: needYouMessage(s), subagents: subagentsText(s) }));
   return [...rows.filter((r) => r.mark === 'need_you'), ...rows.filter((r) => r.mark !== 'need_you')];
 }
 
 function needYouMessage(status: PaneStatus): string | null {
   const message = rowMark(status) === 'need_you' ? (status.message ?? status.declared?.message ?? null) : null;
   return message === null ? null : displayText(message);
+}
+
+/**
+ * The subagents an agent runs now (its `SubagentStart` hooks without a `SubagentStop`, §7.2), in
+ * the words every face shows: `1 subagent`, `3 subagents`; null when none runs or the agent does
+ * not (an ended agent's subagents ended with it).
+ */
+export function subagentsText(status: Pick<PaneStatus, 'subagents' | 'tool' | 'lifecycle' | 'restart'>): string | null {
+  const count = status.subagents?.length ?? 0;
+  if (count === 0 || endedNotice(status)) return null;
+  return `${count} subagent${count === 1 ? '' : 's'}`;
 }
 
 /** What a face offers on an agent pane that is not running: its words, and the restart it starts. */
@@ -66,7 +81,7 @@ export interface EndedNotice {
  * An agent pane whose process is gone: "lost — resume" after a host crash or a reboot, "exited —
  * resume" after its agent ended, and a failed resume said as such, offering a fresh start instead.
  */
-export function endedNotice(status: PaneStatus): EndedNotice | null {
+export function endedNotice(status: Pick<PaneStatus, 'tool' | 'lifecycle' | 'restart'>): EndedNotice | null {
   if (status.tool === null || status.lifecycle === 'live' || status.lifecycle === 'starting') return null;
   if (status.restart?.outcome === 'failed') return { badge: 'Failed', text: `resume failed: ${displayText(status.restart.reason ?? 'unknown')}`, action: 'fresh' };
   if (status.lifecycle === 'lost') return { badge: 'Lost', text: 'lost', action: 'resume' };

@@ -1,5 +1,5 @@
 import type { EventFrame, EventFrameOf, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, type ReadRequest } from '../src';
+import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -65,6 +65,19 @@ describe('the sidebar and header rules (REFERENCE.md §3.9)', () => {
   test("an agent serve hides (the config's visibility key) has no row, even when it needs you", () => {
     const rows = agentRows([status({ surface_id: 1, hidden: true, status: 'attention' }), status({ surface_id: 2, hidden: false })], (s) => `pane ${s.surface_id}`);
     expect(rows.map((r) => r.surface_id)).toEqual([2]);
+  });
+
+  test('running subagents are counted in one wording for every face, on the row too; none, or an agent that is not running, says nothing', () => {
+    expect(subagentsText(status({ subagents: ['explore-1'] }))).toBe('1 subagent');
+    expect(subagentsText(status({ subagents: ['a', 'b', 'c'] }))).toBe('3 subagents');
+    expect(subagentsText(status({ subagents: [] }))).toBeNull();
+    expect(subagentsText(status({}))).toBeNull();
+    expect(subagentsText(status({ subagents: ['a'], lifecycle: 'lost' }))).toBeNull();
+    const rows = agentRows([status({ surface_id: 1, status: 'busy', subagents: ['a', 'b'] }), status({ surface_id: 2 })], (s) => `pane ${s.surface_id}`);
+    expect(rows.map((r) => [r.surface_id, r.subagents])).toEqual([
+      [1, '2 subagents'],
+      [2, null],
+    ]);
   });
 
   test('a header reads <state>[: <kind>] · <msg or title>, and nothing for idle', () => {

@@ -3,7 +3,7 @@ import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
 import type { PaneStatus } from '@paneflow/view';
 import type { ReadStream, WriteStream } from 'node:tty';
 import { CliError } from '../errors';
-import { explain, instanceEndpoints, request } from '../instance';
+import { explain, instanceEndpoints } from '../instance';
 import { AttachClient } from './client';
 import { OuterTerminal } from './tty';
 
@@ -13,7 +13,6 @@ import { OuterTerminal } from './tty';
  */
 export async function attach(workspace: string | undefined): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError('attach needs a terminal (stdin and stdout); for a live table elsewhere use `paneflow ps --watch`', 1);
-  const status = await request('serve.status', {});
   const catalog = runtimeCatalog();
   const client = new InstanceClient(instanceEndpoints());
   const tty = new OuterTerminal(process.stdin as ReadStream, process.stdout as WriteStream);
@@ -23,9 +22,6 @@ export async function attach(workspace: string | undefined): Promise<number> {
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(signal === 'SIGHUP' ? 0 : 1));
   try {
     const session = new AttachClient(client, tty, {
-      prefix: status.presentation.attach.prefix,
-      notifications: status.presentation.attach.notifications,
-      reduceMotion: status.presentation.reduce_motion,
       label: (s: PaneStatus) => s.surface_name ?? (s.runtime_id ? catalog.bySlug.get(s.runtime_id)?.label : undefined) ?? `pane ${s.surface_id}`,
     });
     return await session.run(workspace);

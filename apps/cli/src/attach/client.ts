@@ -1,5 +1,5 @@
 import type { InstanceClient } from '@paneflow/client';
-import type { EventFrame } from '@paneflow/protocol/events';
+import type { EventFrame, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, Grid, InputParser, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
@@ -17,11 +17,6 @@ import type { OuterTerminal } from './tty';
 const ESCAPE_MS = 25;
 
 export interface AttachOptions {
-  /** The prefix key, as the input parser names it (`ctrl-b`). */
-  prefix: string;
-  /** Bell and desktop notifications for agents outside the view that start waiting. */
-  notifications: boolean;
-  reduceMotion: boolean;
   label(status: PaneStatus): string;
 }
 
@@ -54,6 +49,12 @@ export class AttachClient implements CommandFace {
   private sidebarDirty = false;
   private outerFocused = true;
   private subscription: number | null = null;
+  /**
+   * What the config says of this face (the prefix key as the input parser names it, `ctrl-b`;
+   * bell and notifications for agents out of view; reduce_motion), read at start and after serve
+   * comes back, and followed through `presentation_changed` in between: it applies live.
+   */
+  private presentation!: Presentation;
   private readonly commands = new Commands(this);
   private ended: (code: number) => void = () => undefined;
 
@@ -70,6 +71,7 @@ export class AttachClient implements CommandFace {
   async run(workspace: string | undefined): Promise<number> {
     const done = new Promise<number>((resolve) => (this.ended = resolve));
     await this.subscribe();
+    await this.readPresentation();
     await this.load();
     if (workspace !== undefined) await this.selectWorkspace(workspace);
     this.tty.enter();
@@ -101,7 +103,7 @@ export class AttachClient implements CommandFace {
   }
 
   get prefix(): string {
-    return this.options.prefix;
+    return this.presentation.attach.prefix;
   }
 
   label(status: PaneStatus): string {
@@ -129,6 +131,8 @@ export class AttachClient implements CommandFace {
       await new Promise((resolve) => setTimeout(resolve, 500));
       try {
         await this.subscribe();
+        // The config may have changed while serve was away.
+        await this.readPresentation();
         await this.load();
         this.say(null);
         return;
@@ -139,6 +143,11 @@ export class AttachClient implements CommandFace {
     this.ended(1);
   }
 
+  private async readPresentation(): Promise<void> {
+    this.presentation = (await this.request('serve.status', {})).presentation;
+    this.invalidate();
+  }
+
   private async load(): Promise<void> {
     await this.picture.reload(this.read);
     this.invalidate();
@@ -146,6 +155,11 @@ export class AttachClient implements CommandFace {
 
   private onEvent(frame: EventFrame): void {
     if (frame.type === 'notification') return this.notification(frame);
+    if (frame.type === 'presentation_changed') {
+      this.presentation = frame.presentation;
+      // The whole frame: the sidebar's marks and the key hints change with it.
+      return this.invalidate();
+    }
     const before = frame.type === 'status_changed' ? this.picture.statuses.get(frame.surface_id) : undefined;
     const change = this.picture.apply(frame);
     // A pane running again is a new generation of its session: the old output stream has ended.
@@ -164,7 +178,7 @@ export class AttachClient implements CommandFace {
    * them (worded as every face words it), and a note naming the key that goes there.
    */
   private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
-    if (!this.options.notifications || frame.kind !== 'needs_input') return;
+    if (!this.presentation.attach.notifications || frame.kind !== 'needs_input') return;
     if (this.inView(frame.surface_id) && this.outerFocused) return;
     const status = this.picture.statuses.get(frame.surface_id);
     const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
@@ -177,7 +191,7 @@ export class AttachClient implements CommandFace {
 
   /** The prefix as the help and the status line name it (`C-b`). */
   private get prefixName(): string {
-    return this.options.prefix.replace('ctrl-', 'C-');
+    return this.prefix.replace('ctrl-', 'C-');
   }
 
   private inView(surfaceId: number): boolean {
@@ -239,7 +253,7 @@ export class AttachClient implements CommandFace {
       zoomed: this.zoomed,
       label: this.options.label,
       tick: this.tick,
-      reduceMotion: this.options.reduceMotion,
+      reduceMotion: this.presentation.reduce_motion,
       mode: this.mode,
       note: this.note,
       prefixName: this.prefixName,
@@ -299,7 +313,7 @@ export class AttachClient implements CommandFace {
     }
     switch (this.mode.kind) {
       case 'normal':
-        if (event.name === this.options.prefix) return this.setMode({ kind: 'prefix' });
+        if (event.name === this.prefix) return this.setMode({ kind: 'prefix' });
         return this.typeKey(event);
       case 'prefix':
         this.setMode({ kind: 'normal' });

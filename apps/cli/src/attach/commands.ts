@@ -1,3 +1,4 @@
+import { asksToClose } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { neighbour, type KeyEvent } from '@paneflow/screen';
@@ -132,7 +133,7 @@ export class Commands {
       await this.close(focused, true);
     } catch (error) {
       const { reason, message } = error as { reason?: string; message: string };
-      if (reason !== 'close_needs_confirmation') return face.say(message);
+      if (!asksToClose(reason)) return face.say(message);
       const name = face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`;
       this.closing = focused;
       face.setMode({ kind: 'confirm', question: displayText(`Close ${name}? ${message.replace(/^close needs confirmation: /, '')}.`) });

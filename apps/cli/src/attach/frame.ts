@@ -196,6 +196,7 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): bool
     const top = y;
     spinning = drawAgentRow(scene, grid, row, width, y) || spinning;
     y++;
+    if (row.subagents && y < rows - 1) writeText(grid, 3, y++, row.subagents, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
     if (row.mark === 'need_you' && row.message && y < rows - 1) writeText(grid, 3, y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
     hits.push({ rect: { x: 0, y: top, width, height: y - top }, kind: 'agent', surfaceId: row.surface_id });
   }

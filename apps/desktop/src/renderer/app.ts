@@ -4,13 +4,14 @@
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
 import { platformOf, suggestedPresets } from '@paneflow/procscan/match';
 import type { EventFrame, EventFrameOf, Presentation } from '@paneflow/protocol/events';
+import { asksToClose } from '@paneflow/protocol/errors';
 import type { NoticeKind } from '@paneflow/protocol/status';
 import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { SpinnerClock } from './clock';
-import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, subagentsText, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
 /** A notification's reason, as its title starts. */
@@ -230,6 +231,7 @@ export class App {
         const mark = el('span', 'mark');
         const name = el('span', 'name', row.label);
         item.append(mark, name);
+        if (row.subagents) item.append(el('span', 'subagents', row.subagents));
         if (row.mark === 'working') {
           mark.classList.add('spinner');
           spinners.push(mark);
@@ -269,6 +271,9 @@ export class App {
     const badge = pane.header.querySelector<HTMLElement>('.declared')!;
     badge.textContent = declared ?? '';
     badge.hidden = declared === null;
+    const subagents = pane.header.querySelector<HTMLElement>('.subagents')!;
+    subagents.textContent = (status && subagentsText(status)) ?? '';
+    subagents.hidden = !subagents.textContent;
     // An agent that is not running: one click resumes its conversation (or, after a failed resume, starts it anew).
     const ended = status ? endedNotice(status) : null;
     const resume = pane.header.querySelector<HTMLButtonElement>('.resume')!;
@@ -286,6 +291,7 @@ export class App {
     const header = el('header');
     const title = el('span', 'title');
     const declared = el('span', 'declared');
+    const subagents = el('span', 'subagents');
     const find = el('input', 'find') as HTMLInputElement;
     find.placeholder = 'Search';
     find.hidden = true;
@@ -301,7 +307,7 @@ export class App {
     const close = el('button', 'close-button', '×');
     close.title = 'Close this pane (Ctrl+Shift+W)';
     close.onclick = () => void this.close(surface.surface_id);
-    header.append(title, declared, resume, find, launch, split, close);
+    header.append(title, declared, subagents, resume, find, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
@@ -399,14 +405,15 @@ export class App {
 
   /**
    * Closes a pane by REFERENCE §1.4's policy: at once when nothing runs in it; when serve says it
-   * needs confirmation (an agent in its turn, a shell running a program) only after you confirm.
+   * needs confirmation (an agent in its turn, a shell running a program) only after you confirm;
+   * when the host does not answer, after you confirm a warning that nothing can be stopped.
    */
   async close(surfaceId: number): Promise<void> {
     const first = await this.api.settle('surface.close', { surface_id: surfaceId, unless_busy: true });
     let outcome = first;
     if ('error' in first) {
-      if (first.error.reason !== 'close_needs_confirmation') return this.notice(`Not closed: ${first.error.message}`);
-      if (!(await this.confirm(first.error.message))) return;
+      if (!asksToClose(first.error.reason)) return this.notice(`Not closed: ${first.error.message}`);
+      if (!(await this.confirm(first.error.message, first.error.reason!))) return;
       outcome = await this.api.settle('surface.close', { surface_id: surfaceId });
       if ('error' in outcome) return this.notice(`Not closed: ${outcome.error.message}`);
     }
@@ -452,11 +459,12 @@ export class App {
     menu.querySelector<HTMLElement>('.launcher')?.focus();
   }
 
-  /** An in-page question with Close and Cancel; Escape cancels. Resolves true on Close. */
-  private confirm(message: string): Promise<boolean> {
+  /** An in-page question with Close and Cancel, marked with serve's reason; Escape cancels. Resolves true on Close. */
+  private confirm(message: string, reason: string): Promise<boolean> {
     document.querySelector('.confirm')?.remove();
     const focused = document.activeElement as HTMLElement | null;
     const dialog = el('div', 'confirm');
+    dialog.dataset.reason = reason;
     dialog.setAttribute('role', 'alertdialog');
     const text = el('p', 'message', displayText(message));
     const cancel = el('button', 'cancel', 'Cancel');

@@ -127,7 +127,13 @@ export class PhoneLayout {
     );
     if (this.inbox.length === 0) this.inboxList.append(el('div', 'empty', 'Nobody is waiting.'));
     const rows = agentRows(statuses, (s) => this.app.label(s)).filter((r) => !waiting.has(r.surface_id));
-    this.agentList.replaceChildren(...rows.map((r) => this.row(r.surface_id, r.mark, r.label, workspaceName(r.surface_id))));
+    this.agentList.replaceChildren(
+      ...rows.map((r) => {
+        const row = this.row(r.surface_id, r.mark, r.label, workspaceName(r.surface_id));
+        if (r.subagents) row.append(el('div', 'subagents', r.subagents));
+        return row;
+      }),
+    );
     const others = [...picture.surfaces.values()].filter((s) => (picture.statuses.get(s.surface_id)?.tool ?? null) === null);
     this.paneList.replaceChildren(...others.map((s) => this.row(s.surface_id, 'none', displayText(s.name ?? (s.title || `pane ${s.surface_id}`)), workspaceName(s.surface_id))));
 

@@ -63,8 +63,7 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
   'surface.close': saved(ctx.model, async ({ surface_id, unless_busy, force_worktree }) => {
     const pane = ctx.pane(surface_id);
     const workspace = ctx.workspaceOf(pane);
-    if (unless_busy) panes.refuseBusy([pane]);
-    const worktrees = await panes.close([pane], force_worktree);
+    const worktrees = await panes.close([pane], { unlessBusy: unless_busy, forceWorktree: force_worktree });
     const empty = ctx.model.workspacePanes(workspace.id).length === 0;
     if (empty) workspaces.remove(workspace);
     return { closed: surface_id, workspace_closed: empty, worktrees };

@@ -55,8 +55,7 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     const workspace = ctx.model.workspaces[at];
     if (!workspace) throw invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index');
     const closing = ctx.model.workspacePanes(workspace.id);
-    if (unless_busy) panes.refuseBusy(closing);
-    const worktrees = await panes.close(closing, force_worktree);
+    const worktrees = await panes.close(closing, { unlessBusy: unless_busy, forceWorktree: force_worktree });
     workspaces.remove(workspace);
     return { closed: at, surfaces: closing.map((p) => p.surface_id), worktrees };
   }),
