@@ -1,7 +1,6 @@
 // `paneflow close` on a terminal: the y/N question a person answers (REFERENCE.md §1.4), typed
 // into a real terminal (tmux) with send-keys and read back with capture-pane.
-import { readdirSync, readFileSync } from 'node:fs';
-import { CLI, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, makeHome, runsExactly, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 
 let home: Home;
 let tmux: Tmux;
@@ -76,15 +75,6 @@ test('any answer but y or yes is no', async () => {
 });
 
 describe('a host that does not answer (stopped with SIGSTOP)', () => {
-  /** A process of this test whose command line is exactly `argv`, by /proc. */
-  const running = (argv: string[]) =>
-    readdirSync('/proc').some((name) => {
-      try {
-        return /^\d+$/.test(name) && readFileSync(`/proc/${name}/cmdline`, 'utf8') === argv.join('\0') + '\0';
-      } catch {
-        return false;
-      }
-    });
 
   test('close asks with a warning that nothing can be stopped, even for an idle shell (exit 1 off a terminal); --force takes the pane out, and the host stops its program once it answers again', async () => {
     // Serve gives up on the host after 2 s here, not 10 s.
@@ -95,7 +85,7 @@ describe('a host that does not answer (stopped with SIGSTOP)', () => {
       // In the background: the shell holds the terminal, so a reachable host would close it unasked.
       const sleeper = ['sleep', `7${surface}77`];
       expect(stuck.run(['send', 'held', `${sleeper.join(' ')} &`, '--submit']).code).toBe(0);
-      await until(() => running(sleeper), 'the background sleep');
+      await until(() => runsExactly(sleeper), 'the background sleep');
       const listed = () => stuck.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id);
       const [other] = listed();
 
@@ -113,12 +103,12 @@ describe('a host that does not answer (stopped with SIGSTOP)', () => {
         expect([forced.code, forced.stderr]).toEqual([0, '']);
         expect(forced.json()).toEqual({ closed: surface, workspace_closed: false, worktrees: [] });
         expect(listed()).toEqual([other]);
-        expect(running(sleeper)).toBe(true);
+        expect(runsExactly(sleeper)).toBe(true);
       } finally {
         process.kill(hostPid, 'SIGCONT');
       }
       // Back, the host is told to stop the session serve let go of, and it is not adopted back as a pane.
-      await until(() => !running(sleeper), 'the closed pane’s program stopped once the host answers');
+      await until(() => !runsExactly(sleeper), 'the closed pane’s program stopped once the host answers');
       expect(listed()).toEqual([other]);
     } finally {
       stuck.cleanup();

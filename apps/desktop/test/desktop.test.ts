@@ -1,7 +1,7 @@
-import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, runsExactly, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openDesktop, type Harness } from './harness';
@@ -532,15 +532,6 @@ describe('closing while the host does not answer (stopped with SIGSTOP)', () => 
     stuck?.cleanup();
   });
 
-  /** Whether a process with exactly this command line runs, by /proc. */
-  const running = (argv: string[]) =>
-    readdirSync('/proc').some((name) => {
-      try {
-        return /^\d+$/.test(name) && readFileSync(`/proc/${name}/cmdline`, 'utf8') === argv.join('\0') + '\0';
-      } catch {
-        return false;
-      }
-    });
 
   test('× on an idle shell asks with a warning that nothing can be stopped: Cancel keeps it, Close takes it out, and the host stops its program once it answers', async () => {
     const { page: stuckPage } = face;
@@ -552,7 +543,7 @@ describe('closing while the host does not answer (stopped with SIGSTOP)', () => 
     await terminal.click();
     await stuckPage.keyboard.type(`${sleeper.join(' ')} &`);
     await stuckPage.keyboard.press('Enter');
-    await until(() => running(sleeper), 'the background sleep');
+    await until(() => runsExactly(sleeper), 'the background sleep');
     const dialog = stuckPage.locator('.confirm');
     const closeButton = stuckPage.locator(`.pane[data-surface="${surface}"] header .close-button`);
 
@@ -574,11 +565,11 @@ describe('closing while the host does not answer (stopped with SIGSTOP)', () => 
       await dialog.locator('.confirm-close').click();
       await until(async () => (await listed()).length === 0, 'the pane out of the model on Close');
       await until(async () => (await stuckPage.locator(`.pane[data-surface="${surface}"]`).count()) === 0, 'its pane gone from the page');
-      expect(running(sleeper)).toBe(true);
+      expect(runsExactly(sleeper)).toBe(true);
     } finally {
       process.kill(hostPid, 'SIGCONT');
     }
-    await until(() => !running(sleeper), 'the closed pane’s program stopped once the host answers');
+    await until(() => !runsExactly(sleeper), 'the closed pane’s program stopped once the host answers');
     expect(await listed()).toEqual([]);
     expect(face.errors.splice(0)).toEqual([]);
   }, 60_000);

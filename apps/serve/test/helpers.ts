@@ -111,6 +111,18 @@ export function killIfAlive(pid: number) {
   }
 }
 
+/** Waits (up to 5 s) until `pid` is gone. */
+export async function waitUntilGone(pid: number) {
+  for (let i = 0; i < 500; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** An `events.subscribe` stream and every frame it has received. */
 export class EventStream {
   readonly frames: Frame[] = [];

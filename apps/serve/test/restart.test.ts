@@ -1,24 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from '@paneflow/testing';
-import { EventStream, killIfAlive, serveCli, startInstance, type Frame, type Instance } from './helpers';
+import { EventStream, killIfAlive, serveCli, startInstance, type Frame, type Instance, waitUntilGone } from './helpers';
 
 let pf: Instance;
 beforeAll(async () => {
   pf = await startInstance({ scripting: true, orchestration: true });
 });
 afterAll(() => pf.cleanup());
-
-async function waitUntilGone(pid: number) {
-  for (let i = 0; i < 500; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * A subscription that outlives serve: when serve goes it subscribes again as soon as a serve

@@ -1,23 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killIfAlive, screenMatching, serveCli, startInstance, type Instance } from './helpers';
+import { killIfAlive, screenMatching, serveCli, startInstance, type Instance, waitUntilGone } from './helpers';
 
 let pf: Instance;
 beforeAll(async () => {
   pf = await startInstance({ orchestration: true });
 });
 afterAll(() => pf.cleanup());
-
-async function waitUntilGone(pid: number) {
-  for (let i = 0; i < 500; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const LINES = 60_000;
 const lineText = (i: number) => `deep-${i} 日本語 ${i % 1000 === 0 ? 'w'.repeat(150) : 'end'}`;

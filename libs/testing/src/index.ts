@@ -74,6 +74,12 @@ export function processesOfHome(dir: string, paneflowHome: string): HomeProcess[
   return running.filter((p) => mine.has(p.pid)).map(({ pid, startedAt, cmdline }) => ({ pid, startedAt, cmdline }));
 }
 
+/** Whether a process runs whose command line is exactly `argv` (by /proc), such as a pane's program. */
+export function runsExactly(argv: string[]): boolean {
+  const wanted = argv.join('\0') + '\0';
+  return readdirSync('/proc').some((name) => /^\d+$/.test(name) && readProcFile(`/proc/${name}/cmdline`) === wanted);
+}
+
 /** Waits (up to `ms`) for `processes` to be gone; those still running. */
 function stillRunning(processes: HomeProcess[], ms: number): HomeProcess[] {
   const deadline = Date.now() + ms;
