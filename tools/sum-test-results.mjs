@@ -7,16 +7,22 @@ const expected = process.argv.slice(3);
 let passed = 0;
 let failed = 0;
 const seen = new Set();
+const failures = [];
 for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   const counts = JSON.parse(readFileSync(join(dir, name), 'utf8'));
   seen.add(counts.project);
   passed += counts.passed;
   failed += counts.failed;
+  for (const failure of counts.failures ?? []) failures.push({ project: counts.project, ...failure });
   console.log(`${counts.project}: ${counts.passed} passed, ${counts.failed} failed`);
 }
 // A project whose tests never ran (a build or lint step stopped it) counts as one failure.
 for (const project of expected.filter((p) => !seen.has(p))) {
   console.log(`${project}: did not run`);
   failed += 1;
+}
+for (const { project, file, name, message } of failures) {
+  console.log(`FAILED ${project} ${file}: ${name}`);
+  for (const line of message.split('\n')) console.log(`    ${line}`);
 }
 console.log(`${passed} passed, ${failed} failed`);

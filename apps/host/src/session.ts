@@ -182,6 +182,7 @@ export class Session {
     if (this.paused && this.inbox < INBOX_LOW_WATER) {
       this.paused = false;
       this.pty?.resume();
+      this.lastDataAt = Date.now(); // the quiet before exit is counted from here, not from the pause
     }
     this.outputGeneration++;
     this.screenChangedAtMs = Date.now();
@@ -209,8 +210,9 @@ export class Session {
     // The foreground at exit stays the session's agent: no scan of a tree that is gone.
     this.foreground.stop();
     const deadline = Date.now() + FINAL_DRAIN_MS;
-    while (Date.now() < deadline && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS) {
-      await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
+    // Quiet counts only while the PTY is read: paused, its last output still waits in the kernel.
+    while (Date.now() < deadline && (this.paused || Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS)) {
+      await (this.paused ? this.terminal.settled() : new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS)));
     }
     await this.terminal.settled();
     this.exitCode = exitCode;
