@@ -41,7 +41,6 @@ function failuresOf(results, rootDir) {
 
 // The first lines of a failure, without colour codes: enough to tell a timeout from a wrong value.
 function head(message) {
-  // eslint-disable-next-line no-control-regex
   const plain = String(message).replace(/\x1b\[[0-9;]*m/g, '');
   return plain.split('\n').filter((line) => line.trim() !== '').slice(0, 6).join('\n');
 }
