@@ -1,4 +1,4 @@
-import { BUILD_ID, connectHost, daemonMain, ensureHost, hostStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
+import { BUILD_ID, connectHost, daemonMain, ensureHost, hostStatus, restoreUserEnvironment, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
 import { processStartTime } from '@paneflow/proc';
 import { HOST_PROTOCOL_VERSION, RpcError } from '@paneflow/protocol';
 import { rmSync } from 'node:fs';
@@ -22,6 +22,8 @@ daemonMain({
   usage: USAGE,
   commands: {
     async serve(context) {
+      // The allocator the host was started with is the host's alone: panes get the user's environment.
+      restoreUserEnvironment(process.env);
       const { endpoints, log, fail } = context;
       const owner = takeOwnership(context, 'host');
       const host = new Host(endpoints, BUILD_ID, log);

@@ -1,4 +1,4 @@
-import { readHostSecret } from '@paneflow/instance';
+import { findJemalloc, readHostSecret } from '@paneflow/instance';
 import { HOST_PROTOCOL_VERSION, SOCKET_HIGH_WATER, type HostFrame, type HostMethods } from '@paneflow/protocol';
 import { RpcConnection } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
@@ -55,6 +55,21 @@ describe('starting and stopping', () => {
     const sid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
     expect(sid).toBe(host.pid); // its own session: no terminal, no parent's signals
     expect(readFileSync(join(host.env.PANEFLOW_HOME!, 'host/host.log'), 'utf8')).toMatch(/serving/);
+  });
+
+  test('it runs on jemalloc, which gives freed memory back; what runs in a pane gets the user’s LD_PRELOAD and MALLOC_CONF', async () => {
+    const jemalloc = findJemalloc();
+    if (!jemalloc) throw new Error('no libjemalloc.so.2 on this machine: apt-get install libjemalloc2 (.ci/run does)');
+    host = makeHostHome();
+    host.env.LD_PRELOAD = 'libc.so.6';
+    host.env.MALLOC_CONF = 'narenas:3';
+    host.start();
+    expect(readFileSync(`/proc/${host.pid}/maps`, 'utf8')).toContain(jemalloc);
+    expect(readFileSync(`/proc/${host.pid}/environ`, 'utf8').split('\0')).toContain(`LD_PRELOAD=${jemalloc} libc.so.6`);
+    const client = await host.connect();
+    const { session } = await client.create({ argv: ['sh', '-c', 'env | grep -E "^(LD_PRELOAD|MALLOC_CONF|PANEFLOW_HOST_SAVED_ENV)=" | sort; echo END; sleep 30'] });
+    const text = await client.screenMatching(session, /^END$/m);
+    expect(text.split('\n').slice(0, 3)).toEqual(['LD_PRELOAD=libc.so.6', 'MALLOC_CONF=narenas:3', 'END']);
   });
 
   test('status says what runs; stop is refused while sessions live, unless forced', async () => {

@@ -1,5 +1,6 @@
 import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { CHECKPOINT_REPLAY_BYTES } from '@paneflow/protocol';
 import { startHost, type HostClient, type TestHost } from './helpers';
 
 let host: TestHost;
@@ -159,4 +160,39 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(after.total_lines).toBeLessThan(30);
     expect(after.text).toContain('printed-all');
   });
+
+  test('an attach replays the newest rows that fit in 16 MiB of text, whole, when more are kept', async () => {
+    // 100,000 rows of 40 two-letter runs, each in its own colour: about 26 MiB to replay.
+    const ROWS = 100_000;
+    const row = (i: number) => Array.from({ length: 40 }, (_, k) => `\x1b[3${(i + k) % 8}m${k === 0 ? String(i % 100).padStart(2, '0') : 'ab'}`).join('') + '\x1b[0m';
+    const program = `const row = ${row.toString()};
+      let out = '';
+      for (let i = 0; i < ${ROWS}; i++) {
+        out += row(i) + '\\r\\n';
+        if (out.length > 60000) { process.stdout.write(out); out = ''; }
+      }
+      process.stdout.write(out + 'printed-all\\r\\n');
+      setInterval(() => {}, 1000);`;
+    const { session: colourful } = await client.create({ argv: [process.execPath, '-e', program], scrollback: 100_000 });
+    await client.screenMatching(colourful, /^printed-all$/m, 120_000);
+    const start = await client.request('session.attach', { session: colourful });
+    const kept = (await client.request('session.read', { session: colourful, lines: 1 })).total_lines;
+    expect(start.scrollback_rows).toBeLessThan(kept - start.rows);
+    expect(start.scrollback_rows).toBeGreaterThan(40_000);
+    const bytes = Buffer.byteLength(start.checkpoint);
+    expect(bytes).toBeLessThanOrEqual(CHECKPOINT_REPLAY_BYTES + 64 * 1024); // the screen's own share on top
+    expect(bytes).toBeGreaterThan(CHECKPOINT_REPLAY_BYTES - 1024); // filled up to the last row that fits
+    // The mirror holds the newest rows, each whole and in its colours, ending with the last.
+    const term = mirror(start.cols, start.rows, 200_000);
+    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+    const lines = logicalLines(term);
+    const last = lines.lastIndexOf('printed-all');
+    const replayed = lines.slice(0, last);
+    const first = ROWS - replayed.length;
+    expect(replayed[0]).toBe(String(first % 100).padStart(2, '0') + 'ab'.repeat(39));
+    expect(replayed.at(-1)).toBe(String((ROWS - 1) % 100).padStart(2, '0') + 'ab'.repeat(39));
+    const firstRow = term.buffer.active.getLine(0)!;
+    expect([0, 2, 78].map((x) => firstRow.getCell(x)!.getFgColor())).toEqual([first % 8, (first + 1) % 8, (first + 39) % 8]);
+    term.dispose();
+  }, 180_000);
 });

@@ -4,6 +4,7 @@ export * from './files';
 export * from './lock';
 export * from './programs';
 export * from './desktop';
+export * from './allocator';
 export * from './bootstrap';
 export * from './build-id';
 export * from './daemon';
