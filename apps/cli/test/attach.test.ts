@@ -338,6 +338,32 @@ test('scrollback mode finds a line far up; a click focuses a pane; the wheel scr
   await screen(window, (l) => /─ \d+ left \[-3\]/.test(text(l)), 'the wheel scrolled the left pane');
 });
 
+test('scrolled past the 10,000 rows it keeps, a pane shows the host’s deeper history, and follows the output again at the bottom', async () => {
+  await workspace('deep', [{ name: 'long', command: `seq 1 30000; ${SHELL}`, focus: true }]);
+  const window = attach('deep', 100, 30);
+  await screen(window, (l) => text(l).includes('30000') && text(l).includes('ready$'), 'the numbers');
+  window.keys('C-b', '[');
+  await screen(window, (l) => text(l).includes('SCROLL'), 'scrollback mode');
+  // To the top: past the mirror's 10,000 rows (line 20,000 or so) to the first line the host kept.
+  window.type('g');
+  const top = await screen(window, (l) => /\[-\d{5}\]/.test(text(l)), 'the view far back');
+  expect(Number(/\[-(\d+)\]/.exec(text(top))?.[1])).toBeGreaterThan(29_000);
+  expect(top.filter((line) => /│[12]\s/.test(line))).toHaveLength(2); // lines 1 and 2, the first the host kept
+  // Down a page and back by search, within the history.
+  window.keys('PageDown');
+  await screen(window, (l) => l.some((line) => /│40\s/.test(line)) && !l.some((line) => /│1\s/.test(line)), 'the next page of the history');
+  window.type('/');
+  window.type('12');
+  window.keys('Enter');
+  await screen(window, (l) => l.some((line) => /│12\s/.test(line)), 'line 12 found in the history');
+  window.type('G');
+  await screen(window, (l) => !/\[-\d+\]/.test(text(l)) && text(l).includes('ready$'), 'back at the bottom');
+  window.type('q');
+  window.type('echo live-$((6*7))');
+  window.keys('Enter');
+  await screen(window, (l) => text(l).includes('live-42'), 'the live output');
+});
+
 /** `paneflow attach` in a window whose output bytes are also kept: what the outer terminal was told. */
 function attachRecorded(workspace: string, env: NodeJS.ProcessEnv = home.env, rows = 32) {
   const window = tmux.window([process.execPath, CLI, 'attach', workspace], { env, dir: home.dir, cols: 120, rows });

@@ -4,6 +4,12 @@ import type { Observation } from '@paneflow/protocol';
 
 /** A session's foreground is read at most this often (REFERENCE.md §1.2). */
 export const SCAN_INTERVAL_MS = 500;
+/**
+ * While an agent is identified, its process is looked at this often (one /proc read): it can exit
+ * with nothing printed after it, under a shell that goes on silently, and no output would ask
+ * for the scan that notices.
+ */
+export const AGENT_CHECK_MS = 1000;
 /** The host's own command line: what node-pty's child shows until it execs the pane's program. */
 const HOST_CMDLINE = readProcFile('/proc/self/cmdline');
 
@@ -41,6 +47,7 @@ export class ForegroundWatch {
   private readonly reader = new ForegroundReader(runtimeCatalog());
   private lastScanAt = 0;
   private timer: NodeJS.Timeout | null = null;
+  private agentCheck: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly session: ScannedSession,
@@ -61,6 +68,18 @@ export class ForegroundWatch {
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.watchAgent(null);
+  }
+
+  /** Scans again once the agent's process is gone. */
+  private watchAgent(agent: Observation | null): void {
+    if (this.agentCheck) clearInterval(this.agentCheck);
+    this.agentCheck = null;
+    if (!agent) return;
+    this.agentCheck = setInterval(() => {
+      if (!isSameProcess(agent.pid, agent.pid_started_at)) this.request();
+    }, AGENT_CHECK_MS);
+    this.agentCheck.unref();
   }
 
   private scan(): void {
@@ -88,6 +107,7 @@ export class ForegroundWatch {
     const sameAgent = before?.id === observation?.id && before?.pid === observation?.pid && before?.pid_started_at === observation?.pid_started_at;
     if (sameAgent && foreground.cmd === this.cmd && foreground.cwd === this.cwd) return;
     if (!sameAgent && before && !isSameProcess(before.pid, before.pid_started_at)) this.events.agentGone();
+    if (!sameAgent) this.watchAgent(observation);
     this.observation = observation;
     this.cmd = foreground.cmd;
     this.cwd = foreground.cwd;

@@ -265,6 +265,22 @@ describe('which agent runs (the foreground scan)', () => {
     expect(after).toMatchObject({ declared_status: null });
   });
 
+  test('an agent killed under a shell that goes on silently is seen gone, with no output after it to ask for a scan', async () => {
+    const { session } = await client.create({ argv: ['sh', '-c', 'exec 2>/dev/null; claude; exec sleep 600'], env: withBin() });
+    const seen = await client.frame((f): f is Extract<HostFrame, { type: 'observation' }> => observationOf(session)(f) && f.type === 'observation' && f.observation?.id === 'claude-code');
+    // The agent waits at its prompt, and every output frame up to it has come: from here on the pane is silent.
+    await client.screenMatching(session, /^>\s*$/m);
+    const { output_generation } = await client.request('session.read', { session, lines: 1 });
+    await client.frame((f) => f.type === 'output' && f.session === session && f.output_generation === output_generation);
+    // Past the scan interval (500 ms): no scan that output asked for is still to come.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const killedAt = client.frames.length;
+    process.kill(seen.observation!.pid, 'SIGKILL');
+    const gone = await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation === null, 20_000, killedAt);
+    expect(gone).toMatchObject({ last_runtime_id: 'claude-code' });
+    expect(client.frames.slice(killedAt).filter((f) => f.type === 'output' && f.session === session)).toEqual([]);
+  });
+
   /** The observation frame of a scan of `session` that found its program (`cmd`) in front: proof that one ran. */
   const scanned = (session: string, cmd: RegExp) =>
     client.frame((f): f is Extract<HostFrame, { type: 'observation' }> => observationOf(session)(f) && f.type === 'observation' && cmd.test(f.foreground_cmd));

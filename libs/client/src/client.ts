@@ -109,9 +109,11 @@ export class InstanceClient {
 
   /**
    * Mirrors a session: attach (checkpoint and its offset), then follow the output from there. A
-   * stream that ends (host gone, offset evicted) attaches again every 500 ms.
+   * stream that ends (host gone, offset evicted) attaches again every 500 ms. `scrollback` caps
+   * the rows of scrollback the checkpoint carries (a mirror that keeps fewer need not parse more);
+   * without it the host replays every row it keeps, up to its 16 MiB of text.
    */
-  attach(session: string, sink: MirrorSink): void {
+  attach(session: string, sink: MirrorSink, scrollback?: number): void {
     this.detach(session);
     let stream: RpcConnection<HostMethods> | null = null;
     let timer: NodeJS.Timeout | null = null;
@@ -138,7 +140,7 @@ export class InstanceClient {
         replaced = instance !== null && hello.instance !== instance;
         // A screen whose checkpoint passes the host's cap (-32022) is mirrored without its scrollback.
         const begin = await host
-          .request('session.attach', { session })
+          .request('session.attach', { session, ...(scrollback !== undefined ? { scrollback } : {}) })
           .catch((error: { code?: number }) => (error.code === ErrorCode.CheckpointTooLarge ? host.request('session.attach', { session, scrollback: 0 }) : Promise.reject(error)));
         if (stopped || mine !== attempt) return own.destroy();
         instance = begin.instance;
@@ -165,6 +167,14 @@ export class InstanceClient {
       },
     });
     void start();
+  }
+
+  /**
+   * The session's screen and up to `scrollback` rows above it, once, as a checkpoint that redraws
+   * them: what a face reads deep history from without keeping it in its mirror.
+   */
+  async history(session: string, scrollback: number): Promise<{ checkpoint: string; cols: number; rows: number; scrollback_rows: number }> {
+    return (await this.hostConnection()).request('session.attach', { session, scrollback });
   }
 
   detach(session: string): void {

@@ -351,7 +351,7 @@ export class AttachClient implements CommandFace {
 
   /** What the user types goes to the focused pane as their own input; using this face makes it the one that sets sizes. */
   type(mirror: PaneMirror, bytes: string): void {
-    if (mirror.scrolledBack > 0) mirror.scrolledBack = 0;
+    if (mirror.scrolledBack > 0) mirror.follow();
     if (!this.mirrors.active) {
       this.mirrors.active = true;
       this.invalidate();

@@ -3,13 +3,37 @@ import type { PaneBuffer, PaneModes } from '@paneflow/screen';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 
-/** Scrollback a mirror keeps: what a checkpoint carries at most. */
+/** Scrollback a mirror keeps, and all its checkpoint asks for. */
 const MIRROR_SCROLLBACK = 10_000;
+/**
+ * Rows read from the host when the user scrolls past the mirror's top (the host keeps 100,000 by
+ * default): a terminal of their own, about 1 KiB a row, held only while the user reads them.
+ */
+const HISTORY_ROWS = 100_000;
+
+/** A headless terminal as every terminal of a session is: the widths the host's and the program's (apps/host/src/terminal.ts). */
+function mirrorTerminal(cols: number, rows: number, scrollback: number): Terminal {
+  // logLevel off: xterm's warnings would go to the console, which is the screen the client draws.
+  const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  return term;
+}
+
+/**
+ * Parses at once, not on xterm's next timer: a keystroke's echo is drawn a turn sooner. Safe here
+ * because these terminals have no asynchronous parser handlers.
+ */
+function parseNow(term: Terminal, data: string | Uint8Array): void {
+  (term as unknown as { _core: { writeSync(data: string | Uint8Array): void } })._core.writeSync(data);
+}
 
 /**
  * One pane's terminal in the client: an @xterm/headless mirror of the host's session, fed its
  * checkpoint and then its output, at the PTY's size. It never answers a program (its replies go
  * nowhere; the host's terminal is the one that answers) and keeps what the client draws from.
+ * Scrolled past its top, it reads the host's deeper history into a second terminal and shows that
+ * (as it was when read) until the view is back at the bottom.
  */
 export class PaneMirror {
   readonly term: Terminal;
@@ -18,6 +42,10 @@ export class PaneMirror {
   scrolledBack = 0;
   /** ?1006 is not in xterm's public modes: followed here for the mouse encoding. */
   private sgrMouse = false;
+  /** The host's deeper rows, shown while scrolled back once read; `none` left to read, `all` nothing more to read. */
+  private history: Terminal | 'none' | 'reading' | 'all' = 'none';
+  /** The whole frame is drawn again: the pane's title shows how far back the view is. */
+  private readonly redraw: () => void;
 
   constructor(
     private readonly client: InstanceClient,
@@ -25,49 +53,47 @@ export class PaneMirror {
     events: { changed(): void; resized(size: { cols: number; rows: number }): void; state(): void },
   ) {
     const onChange = () => events.changed();
-    // logLevel off: xterm's warnings would go to the console, which is the screen the client draws.
-    this.term = new Terminal({ cols: 80, rows: 24, scrollback: MIRROR_SCROLLBACK, allowProposedApi: true, logLevel: 'off' });
-    // The widths the host's terminal and the program use (apps/host/src/terminal.ts).
-    this.term.loadAddon(new Unicode11Addon());
-    this.term.unicode.activeVersion = '11';
+    this.redraw = () => events.state();
+    this.term = mirrorTerminal(80, 24, MIRROR_SCROLLBACK);
     const track = (on: boolean) => (params: (number | number[])[]) => {
       if (params.includes(1006)) this.sgrMouse = on;
       return false; // xterm goes on with the mode itself
     };
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, track(true));
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, track(false));
-    client.attach(session, {
-      reset: (start) => {
-        this.term.reset();
-        this.term.resize(start.cols, start.rows);
-        this.parse(start.checkpoint);
-        onChange();
+    client.attach(
+      session,
+      {
+        reset: (start) => {
+          this.term.reset();
+          this.term.resize(start.cols, start.rows);
+          parseNow(this.term, start.checkpoint);
+          onChange();
+        },
+        data: (base64) => {
+          parseNow(this.term, Buffer.from(base64, 'base64'));
+          onChange();
+        },
+        resized: ({ cols, rows }) => {
+          this.term.resize(cols, rows);
+          events.resized({ cols, rows });
+        },
+        state: (state) => {
+          this.state = state;
+          events.state();
+        },
       },
-      data: (base64) => {
-        this.parse(Buffer.from(base64, 'base64'));
-        onChange();
-      },
-      resized: ({ cols, rows }) => {
-        this.term.resize(cols, rows);
-        events.resized({ cols, rows });
-      },
-      state: (state) => {
-        this.state = state;
-        events.state();
-      },
-    });
+      MIRROR_SCROLLBACK,
+    );
   }
 
-  /**
-   * Parses output at once, not on xterm's next timer: a keystroke's echo is drawn a turn sooner.
-   * Safe here because the mirror has no asynchronous parser handlers.
-   */
-  private parse(data: string | Uint8Array): void {
-    (this.term as unknown as { _core: { writeSync(data: string | Uint8Array): void } })._core.writeSync(data);
+  /** The terminal drawn: the history while it is read and the view is scrolled back, else the live mirror. */
+  private get shown(): Terminal {
+    return this.scrolledBack > 0 && this.history instanceof Terminal ? this.history : this.term;
   }
 
   get buffer(): PaneBuffer {
-    return this.term.buffer.active;
+    return this.shown.buffer.active;
   }
 
   get size(): { cols: number; rows: number } {
@@ -76,13 +102,48 @@ export class PaneMirror {
 
   /** The first buffer line to draw: the viewport, or higher while scrolled back. */
   get top(): number {
-    const buffer = this.term.buffer.active;
-    return Math.max(0, buffer.baseY - this.scrolledBack);
+    return Math.max(0, this.buffer.baseY - this.scrolledBack);
   }
 
-  /** Scrolls the view by `lines` (positive is back into the scrollback), within what is kept. */
+  /**
+   * Scrolls the view by `lines` (positive is back into the scrollback), within what is kept. Past
+   * the top, the host's deeper history is read, and the move goes on in it once it is there; back
+   * at the bottom, the view follows the output again and the history is let go.
+   */
   scroll(lines: number): void {
-    this.scrolledBack = Math.min(this.term.buffer.active.baseY, Math.max(0, this.scrolledBack + lines));
+    const bottom = this.buffer.baseY;
+    const wanted = this.scrolledBack + lines;
+    this.scrolledBack = Math.min(bottom, Math.max(0, wanted));
+    if (this.scrolledBack === 0) this.follow();
+    else if (wanted > bottom && this.history === 'none') void this.readHistory(wanted - bottom);
+  }
+
+  /** Back at the bottom, following the output. */
+  follow(): void {
+    this.scrolledBack = 0;
+    if (this.history instanceof Terminal) this.history.dispose();
+    this.history = 'none';
+  }
+
+  private async readHistory(further: number): Promise<void> {
+    this.history = 'reading';
+    let start: Awaited<ReturnType<InstanceClient['history']>>;
+    try {
+      start = await this.client.history(this.session, HISTORY_ROWS);
+    } catch {
+      start = { checkpoint: '', cols: 0, rows: 0, scrollback_rows: 0 };
+    }
+    // The user went back to the bottom meanwhile, or the host keeps nothing the mirror lacks.
+    if (this.history !== 'reading') return;
+    if (start.scrollback_rows <= this.term.buffer.active.baseY) {
+      this.history = 'all';
+      return;
+    }
+    const history = mirrorTerminal(start.cols, start.rows, HISTORY_ROWS);
+    parseNow(history, start.checkpoint);
+    this.history = history;
+    this.scroll(further);
+    this.redraw();
   }
 
   /** The program's modes that decide how the client's input reaches it. */
@@ -96,17 +157,18 @@ export class PaneMirror {
     };
   }
 
-  /** Every kept line's text, oldest first (for search in the scrollback). */
+  /** Every shown line's text, oldest first (for search in the scrollback). */
   lineText(index: number): string {
-    return this.term.buffer.active.getLine(index)?.translateToString(true) ?? '';
+    return this.shown.buffer.active.getLine(index)?.translateToString(true) ?? '';
   }
 
   get lineCount(): number {
-    return this.term.buffer.active.length;
+    return this.buffer.length;
   }
 
   dispose(): void {
     this.client.detach(this.session);
+    this.follow();
     this.term.dispose();
   }
 }

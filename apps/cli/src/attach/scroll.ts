@@ -53,7 +53,7 @@ export function scrollKey(mirror: PaneMirror, mode: ScrollMode, event: KeyEvent)
       return mode.search ? search(mirror, mode, mode.search, true) : null;
     case 'q':
     case 'escape':
-      mirror.scrolledBack = 0;
+      mirror.follow();
       return { mode: { kind: 'normal' } };
     default:
       return null;
@@ -68,7 +68,7 @@ function search(mirror: PaneMirror, mode: ScrollMode, pattern: string, again: bo
   for (let line = from; line >= 0; line--) {
     if (!mirror.lineText(line).toLowerCase().includes(needle)) continue;
     // The match goes in the middle of the view.
-    const bottom = mirror.term.buffer.active.baseY;
+    const bottom = mirror.buffer.baseY;
     mirror.scrolledBack = Math.min(bottom, Math.max(0, bottom - (line - Math.floor(mirror.size.rows / 2))));
     return { mode: { kind: 'scroll', search: pattern, typing: false, match: line } };
   }
