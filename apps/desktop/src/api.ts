@@ -4,6 +4,9 @@
 
 import type { MirrorSink } from '@paneflow/client';
 
+/** Rows of scrollback a pane's terminal keeps, and all its checkpoint asks the host for. */
+export const TERMINAL_SCROLLBACK = 10_000;
+
 export interface Notice {
   title: string;
   body: string;

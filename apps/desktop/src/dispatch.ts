@@ -2,7 +2,7 @@
 // the browser harness alike. `push` sends to the renderer (webContents.send, or page.evaluate).
 import type { InstanceClient } from '@paneflow/client';
 import { RpcError } from '@paneflow/protocol/errors';
-import type { Notice } from './api';
+import { TERMINAL_SCROLLBACK, type Notice } from './api';
 
 export type Push = (channel: 'frame' | 'end' | 'mirror' | 'focus', ...args: unknown[]) => void;
 
@@ -33,12 +33,16 @@ export function dispatcher(bridge: InstanceClient, push: Push, notify: (notice: 
           return bridge.unsubscribe(args[0] as number);
         case 'attach': {
           const session = args[0] as string;
-          return bridge.attach(session, {
-            reset: (start) => push('mirror', session, 'reset', start),
-            data: (data) => push('mirror', session, 'data', data),
-            resized: (size) => push('mirror', session, 'resized', size),
-            state: (state) => push('mirror', session, 'state', state),
-          });
+          return bridge.attach(
+            session,
+            {
+              reset: (start) => push('mirror', session, 'reset', start),
+              data: (data) => push('mirror', session, 'data', data),
+              resized: (size) => push('mirror', session, 'resized', size),
+              state: (state) => push('mirror', session, 'state', state),
+            },
+            TERMINAL_SCROLLBACK,
+          );
         }
         case 'detach':
           return bridge.detach(args[0] as string);

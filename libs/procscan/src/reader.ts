@@ -64,16 +64,18 @@ export class ForegroundReader {
     if (!leaderStat) return null;
     const group = leaderStat.tpgid > 0 ? leaderStat.tpgid : leaderStat.pgrp;
     // While the group leader is the same process running the same program with the same
-    // children (and the title is the same, for fx), so is the answer. An exec keeps the pid and
-    // the start time, and may keep the name (node-pty's child is a copy of the host, `node`,
-    // until it execs the agent, `node` again): the command line tells them apart. A command run
-    // by a shell that stays is a new child.
+    // children running the same programs (and the title is the same, for fx), so is the answer.
+    // An exec keeps the pid and the start time, and may keep the name (node-pty's child is a copy
+    // of the host, `node`, until it execs the agent, `node` again): the command line tells them
+    // apart. A command a shell runs is a new child, and that child is a copy of the shell until
+    // it execs the command: read in between, it must not stand for what it becomes.
+    const childPids = readProcFile(`/proc/${group}/task/${group}/children`) ?? '';
     const key = [
       group,
       readProcStat(group)?.startTime ?? 0,
       readProcFile(`/proc/${group}/comm`),
       readProcFile(`/proc/${group}/cmdline`),
-      readProcFile(`/proc/${group}/task/${group}/children`),
+      ...childPids.split(' ').filter(Boolean).map((child) => `${child}:${readProcFile(`/proc/${child}/cmdline`)}`),
       title,
     ].join('\0');
     if (this.cache?.key === key) return this.cache.observation;

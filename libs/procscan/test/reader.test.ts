@@ -153,6 +153,18 @@ test('a shell that execs the agent, or runs it as a child and stays, is read aga
   await scanUntil((o) => o?.id === 'claude-code');
 });
 
+test('a child the shell forked is read again when it execs the agent: read before, it was a copy of the shell', async () => {
+  // A shell without job control (as `bash -c` runs a pane's command) forks a subshell into its own
+  // process group; the subshell waits for a line, then execs the fixture agent. The group leader,
+  // its program and its children's pids stay the same throughout.
+  shell.write(`bash -c '(read go; exec claude); sleep 1'\r`);
+  const before = await scanUntil((o) => o === null && cmdline(foregroundGroup()).includes('read go') && childrenOf(foregroundGroup()).length === 1);
+  expect(before).toBeNull();
+  shell.write('\r');
+  const after = await scanUntil((o) => o !== null);
+  expect(after).toMatchObject({ id: 'claude-code' });
+});
+
 test('a program that execs the agent under the same name is read again (node-pty starts every pane as a copy of node)', async () => {
   // A shell named `node` that waits for a line, then execs the fixture agent: the pid, its start
   // time, its name and its children stay the same; only the command line changes.

@@ -6,7 +6,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal } from '@xterm/xterm';
-import type { PaneflowApi } from '../api';
+import { TERMINAL_SCROLLBACK, type PaneflowApi } from '../api';
 
 function decodeBase64(data: string): Uint8Array {
   const binary = atob(data);
@@ -53,7 +53,7 @@ export class PaneTerminal {
     this.term = new Terminal({
       allowProposedApi: true,
       cursorBlink: false, // a blinking cursor is a timer that never sleeps
-      scrollback: 10_000,
+      scrollback: TERMINAL_SCROLLBACK,
       fontFamily: 'DejaVu Sans Mono, Menlo, monospace',
       fontSize: 13,
       theme: { background: '#101317', foreground: '#d8dee9' },
