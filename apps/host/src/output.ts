@@ -1,5 +1,6 @@
 import type { Connection } from '@paneflow/rpc';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { deflateInBackground } from './deflate';
 
 /** The raw output kept per session for mirrors that follow it (REFERENCE.md §1.2: output tail). */
 export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
@@ -68,12 +69,9 @@ export class OutputTail {
     }
     const segment: Segment = { start: this.rawStart, length, data: Buffer.concat(taken, length), deflated: false, held: true };
     this.segments.push(segment);
-    deflateRaw(segment.data, { level: 1 }, (error, deflated) => {
-      if (error || !segment.held) return; // kept as it came: still exact, only larger
-      // Kept in a buffer of its own size: zlib's result may sit in a larger one.
-      const exact = Buffer.allocUnsafeSlow(deflated.length);
-      deflated.copy(exact);
-      segment.data = exact;
+    deflateInBackground(segment.data, (deflated) => {
+      if (!deflated || !segment.held) return;
+      segment.data = deflated;
       segment.deflated = true;
     });
     this.rawStart += length;

@@ -1,8 +1,7 @@
 import { RowPacker, unpackRows, unpackTexts, type KeptLine, type KeptRow, type PaneCell } from '@paneflow/screen';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { deflateInBackground } from './deflate';
 
-/** Fast deflate: rows arrive as fast as the terminal parses them. */
-const DEFLATE_LEVEL = 1;
 /** Packed bytes of rows per block: one deflate and one inflate each, and the unit dropped at the limits. */
 export const BLOCK_BYTES = 64 * 1024;
 
@@ -89,14 +88,11 @@ export class ScrollbackStore {
     this.sealedRows += rows;
     this.sealedStarts += starts;
     this.deflating++;
-    deflateRaw(block.data, { level: DEFLATE_LEVEL }, (error, deflated) => {
+    deflateInBackground(block.data, (deflated) => {
       this.deflating--;
-      if (error || !block.held) return; // kept as packed: still exact, only larger
-      // zlib's result may sit in a larger buffer of its own: kept in one of its exact size.
-      const data = Buffer.allocUnsafeSlow(deflated.length);
-      deflated.copy(data);
-      this.blockBytes += data.length - block.data.length;
-      block.data = data;
+      if (!deflated || !block.held) return;
+      this.blockBytes += deflated.length - block.data.length;
+      block.data = deflated;
       block.deflated = true;
     });
   }

@@ -1,5 +1,6 @@
 import { HostFrame, Manifest, READ_LINES_MAX, validate } from '@paneflow/protocol';
 import { FIXTURE_AGENT, HostClient, records, running, startHost, type TestHost } from './helpers';
+import { SCAN_INTERVAL_MS } from '../src/foreground';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,8 +273,8 @@ describe('which agent runs (the foreground scan)', () => {
     await client.screenMatching(session, /^>\s*$/m);
     const { output_generation } = await client.request('session.read', { session, lines: 1 });
     await client.frame((f) => f.type === 'output' && f.session === session && f.output_generation === output_generation);
-    // Past the scan interval (500 ms): no scan that output asked for is still to come.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Past the scan interval: no scan that output asked for is still to come (none reports it).
+    await new Promise((resolve) => setTimeout(resolve, 3 * SCAN_INTERVAL_MS));
     const killedAt = client.frames.length;
     process.kill(seen.observation!.pid, 'SIGKILL');
     const gone = await client.frame((f) => observationOf(session)(f) && f.type === 'observation' && f.observation === null, 20_000, killedAt);
@@ -296,6 +297,8 @@ describe('which agent runs (the foreground scan)', () => {
   test('a quiet pane is not scanned', async () => {
     const { session } = await client.create({ argv: ['sleep', '100'] });
     await scanned(session, /^sleep 100$/); // the one scan a start asks for
+    // A scan that met the exec half done asks for one more, once: over after the scan interval.
+    await new Promise((resolve) => setTimeout(resolve, 2 * SCAN_INTERVAL_MS));
     const before = (await client.request('host.status', {})).counters.scans;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await client.request('host.status', {})).counters.scans).toBe(before);

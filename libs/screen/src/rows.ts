@@ -44,6 +44,43 @@ function unitsOf(cell: PaneCell): number {
   return cell.getChars().length || 1;
 }
 
+/** A row's style runs (`KeptRow.runs`) as its cells are read: a run ends where the style changes. */
+class RunBuilder {
+  runs: number[] = [];
+  private start = 0;
+  private fg = DEFAULT_COLOR;
+  private bg = DEFAULT_COLOR;
+  private attrs = 0;
+  private styled = false;
+
+  /** Starts a row, its runs going to `runs` (emptied). */
+  reset(runs: number[]): void {
+    runs.length = 0;
+    this.runs = runs;
+    this.start = 0;
+    this.fg = DEFAULT_COLOR;
+    this.bg = DEFAULT_COLOR;
+    this.attrs = 0;
+    this.styled = false;
+  }
+
+  /** The text from code unit `at` on has this style (until another is given). */
+  style(at: number, fg: number, bg: number, attrs: number): void {
+    if (fg === this.fg && bg === this.bg && attrs === this.attrs) return;
+    if (at > this.start) this.runs.push(at - this.start, this.fg, this.bg, this.attrs);
+    this.start = at;
+    this.fg = fg;
+    this.bg = bg;
+    this.attrs = attrs;
+    this.styled = true;
+  }
+
+  /** The text ends at `at`: its last run, unless the whole row is in the default style (no runs). */
+  end(at: number): void {
+    if (this.styled && at > this.start) this.runs.push(at - this.start, this.fg, this.bg, this.attrs);
+  }
+}
+
 /**
  * Reads one buffer line into a `KeptRow`, with `cell` as scratch (`buffer.getNullCell()`). The
  * text is `translateToString(true)`'s: blank cells after the last character left out (and a
@@ -52,13 +89,9 @@ function unitsOf(cell: PaneCell): number {
  */
 export function keepRow(line: KeptLine, cell: PaneCell): KeptRow {
   const text = line.translateToString(true);
-  const runs: number[] = [];
+  const runs = new RunBuilder();
+  runs.reset([]);
   let at = 0;
-  let runStart = 0;
-  let fg = DEFAULT_COLOR;
-  let bg = DEFAULT_COLOR;
-  let attrs = 0;
-  let styled = false;
   // The words of the style last decided; xterm's default style is 0 and 0.
   let lastFg: number | undefined = 0;
   let lastBg: number | undefined = 0;
@@ -69,23 +102,13 @@ export function keepRow(line: KeptLine, cell: PaneCell): KeptRow {
       lastFg = words.fg;
       lastBg = words.bg;
       const plain = cell.isAttributeDefault();
-      const cellFg = plain ? DEFAULT_COLOR : fgOf(cell);
-      const cellBg = plain ? DEFAULT_COLOR : bgOf(cell);
-      const cellAttrs = plain ? 0 : attrsOfCell(cell);
-      if (cellFg !== fg || cellBg !== bg || cellAttrs !== attrs) {
-        if (at > runStart) runs.push(at - runStart, fg, bg, attrs);
-        runStart = at;
-        fg = cellFg;
-        bg = cellBg;
-        attrs = cellAttrs;
-        styled = true;
-      }
+      runs.style(at, plain ? DEFAULT_COLOR : fgOf(cell), plain ? DEFAULT_COLOR : bgOf(cell), plain ? 0 : attrsOfCell(cell));
     }
     at += unitsOf(cell);
     x += cell.getWidth() || 1;
   }
-  if (styled && text.length > runStart) runs.push(text.length - runStart, fg, bg, attrs);
-  return { text, runs, wrapped: line.isWrapped };
+  runs.end(text.length);
+  return { text, runs: runs.runs, wrapped: line.isWrapped };
 }
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
@@ -144,6 +167,7 @@ export class RowPacker {
   private buffer = new Uint8Array(16 * 1024);
   private used = 0;
   private readonly runs: number[] = [];
+  private readonly runBuilder = new RunBuilder();
   /** Eight styles decided from cell words, five numbers each (see `styleOf`); starts as the default style. */
   private readonly styles = new Float64Array(8 * 5);
   private nextStyle = 5;
@@ -181,15 +205,10 @@ export class RowPacker {
         break;
       }
     }
-    const runs = this.runs;
-    runs.length = 0;
+    const runs = this.runBuilder;
+    runs.reset(this.runs);
     this.reserve(end * 4);
     let at = 0;
-    let runStart = 0;
-    let fg = DEFAULT_COLOR;
-    let bg = DEFAULT_COLOR;
-    let attrs = 0;
-    let styled = false;
     // The words of the style last decided; xterm's default style is 0 and 0.
     let lastFg = 0;
     let lastBg = 0;
@@ -201,17 +220,7 @@ export class RowPacker {
         lastFg = fgWord;
         lastBg = bgWord;
         const style = this.styleOf(line, x, cell, fgWord, bgWord);
-        const cellFg = this.styles[style + 2];
-        const cellBg = this.styles[style + 3];
-        const cellAttrs = this.styles[style + 4];
-        if (cellFg !== fg || cellBg !== bg || cellAttrs !== attrs) {
-          if (at > runStart) runs.push(at - runStart, fg, bg, attrs);
-          runStart = at;
-          fg = cellFg;
-          bg = cellBg;
-          attrs = cellAttrs;
-          styled = true;
-        }
+        runs.style(at, this.styles[style + 2], this.styles[style + 3], this.styles[style + 4]);
       }
       if (content & IS_COMBINED) {
         const chars = combined[x] ?? '';
@@ -226,7 +235,7 @@ export class RowPacker {
       }
       x += content >> WIDTH_SHIFT || 1;
     }
-    if (styled && at > runStart) runs.push(at - runStart, fg, bg, attrs);
+    runs.end(at);
     this.endRow(line.isWrapped);
   }
 

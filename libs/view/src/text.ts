@@ -14,10 +14,6 @@ export function displayText(text: string): string {
 }
 
 /** A notification's title and body, each cleaned by `displayText`. */
-export function notificationText(title: string, body: string | null): { title: string; body: string } {
-  return { title: displayText(title), body: displayText(body ?? '') };
-}
-
 const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', finished: 'Finished', error: 'Error' };
 
 /**
@@ -25,5 +21,5 @@ const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', 
  * (`Needs input: api in backend`), the agent's message as the body; both cleaned by `displayText`.
  */
 export function noticeText(kind: NoticeKind, pane: string, workspace: string | undefined, body: string | null): { title: string; body: string } {
-  return notificationText(`${NOTICE_REASON[kind]}: ${pane}${workspace ? ` in ${workspace}` : ''}`, body);
+  return { title: displayText(`${NOTICE_REASON[kind]}: ${pane}${workspace ? ` in ${workspace}` : ''}`), body: displayText(body ?? '') };
 }

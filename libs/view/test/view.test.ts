@@ -1,5 +1,5 @@
 import type { EventFrame, EventFrameOf, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, displayText, endedNotice, headerStatus, notificationText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
+import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -226,8 +226,8 @@ describe('untrusted text as every face shows it (OSC7501.md §11.2)', () => {
     expect(headerStatus({ ...declared('working'), title: NASTY })).toBe(`working · ${SHOWN}`);
     const failed = { mode: 'session' as const, provider_session_id: 'x', argv: ['claude'], outcome: 'failed' as const, reason: NASTY, at_ms: 1 };
     expect(endedNotice(status({ lifecycle: 'exited', restart: failed }))!.text).toBe(`resume failed: ${SHOWN}`);
-    expect(notificationText(NASTY, NASTY)).toEqual({ title: SHOWN, body: SHOWN });
-    expect(notificationText('lead', null)).toEqual({ title: 'lead', body: '' });
+    expect(noticeText('needs_input', NASTY, NASTY, NASTY)).toEqual({ title: `Needs input: ${SHOWN} in ${SHOWN}`, body: SHOWN });
+    expect(noticeText('finished', 'lead', undefined, null)).toEqual({ title: 'Finished: lead', body: '' });
     for (const text of [...rows.flatMap((r) => [r.label, r.message!]), headerStatus(declared('error', NASTY))!]) expect(text).not.toMatch(UNSAFE);
   });
 });
