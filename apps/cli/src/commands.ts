@@ -145,9 +145,9 @@ export const VERBS: VerbSpec[] = [
     name: 'answer',
     summary: "Answer a waiting agent: yes, always or no to a permission prompt, or the text of an answer to a question.",
     args: [{ name: 'target' }, { name: 'answer' }],
-    flags: { ...SCOPE },
+    flags: { seq: { kind: 'integer', value: 'N', help: "the prompt's state_seq as `inbox --json` showed it: only that prompt is answered" }, ...SCOPE },
     example: 'paneflow answer api yes',
-    details: `${TARGET_HELP}. What is typed comes from the agent's runtime ([answers] in runtimes/*/runtime.toml), only while it still waits at the prompt \`inbox\` showed: exit 1 (not_waiting) when it has moved on, and nothing is typed; exit 1 when its runtime has no answers (answer by hand in the pane); exit 4 when it was typed but the agent still waits after 3 s. Needs serve with PANEFLOW_IPC_SCRIPTING=1. From a terminal outside Paneflow it answers in any workspace, as the desktop does; inside a pane, other workspaces need PANEFLOW_IPC_ORCHESTRATION=1.`,
+    details: `${TARGET_HELP}. What is typed comes from the agent's runtime ([answers] in runtimes/*/runtime.toml), only while it still waits at the prompt it waits at now, or with --seq at the prompt the inbox showed: exit 1 (not_waiting) when it has moved on, and nothing is typed; exit 1 when its runtime has no answers (answer by hand in the pane); exit 4 when it was typed but the agent still waits after 3 s. Needs serve with PANEFLOW_IPC_SCRIPTING=1. From a terminal outside Paneflow it answers in any workspace, as the desktop does; inside a pane, other workspaces need PANEFLOW_IPC_ORCHESTRATION=1.`,
     family: 'agents',
   },
   {

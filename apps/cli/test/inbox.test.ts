@@ -10,14 +10,14 @@ import { makeHome, screen, until, type Home } from '@paneflow/testing';
 type Item = InboxItem;
 
 /**
- * A program named `claude` that declares a permission prompt at once and stays in it whatever is
- * typed, printing what it got: an agent that hangs on its menu.
+ * A program named `name` (so identified as that runtime) that declares a permission prompt at once
+ * and stays in it whatever is typed, printing what it got: an agent that hangs on its menu.
  */
-function stuckClaude(home: Home): string {
-  const dir = join(home.dir, 'stuck');
+function stuckAgent(home: Home, name: 'claude' | 'codex', app: string): string {
+  const dir = join(home.dir, `stuck-${name}`);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'claude');
-  const report = encode({ state: 'blocked', kind: 'permission', app: 'claude-code', msg: 'approve Bash: make deploy' });
+  const path = join(dir, name);
+  const report = encode({ state: 'blocked', kind: 'permission', app, msg: 'approve Bash: make deploy' });
   writeFileSync(
     path,
     `#!${process.execPath}\nprocess.stdin.setRawMode(true);\nprocess.stdout.write(${JSON.stringify(report)} + 'stuck on its menu\\r\\n');\nprocess.stdin.on('data', (d) => process.stdout.write('got ' + JSON.stringify(String(d)) + '\\r\\n'));\n`,
@@ -118,14 +118,52 @@ describe('with scripting on', () => {
     expect(state(home, first)).toMatchObject({ state: 'waiting_for_input', state_seq: later.state_seq });
     expect(home.run(['read', String(first), '--raw']).stdout).not.toMatch(/format disk permission[\s\S]*allowed/);
 
+    // A script that names the prompt it read (--seq) is refused the later one too, before anything is typed.
+    const named = home.run(['answer', String(first), 'yes', '--seq', String(seen.state_seq)]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain(`not_waiting: surface ${first} waits at a later prompt (state_seq ${later.state_seq}, not ${seen.state_seq}); nothing was typed`);
+    expect(state(home, first)).toMatchObject({ state: 'waiting_for_input', state_seq: later.state_seq });
+    expect(home.run(['read', String(first), '--raw']).stdout).not.toMatch(/format disk permission[\s\S]*allowed/);
+
     const idle = home.run(['answer', String(second), 'yes']);
     expect(idle.code).toBe(1);
     expect(idle.stderr).toContain(`not_waiting: surface ${second} is not waiting for you`);
     await pressByHand(home, first, '3');
+    await until(() => state(home, first).state !== 'waiting_for_input' || null, 'the prompt declined by hand');
+    // With --seq of the prompt it waits at, the answer goes through.
+    expect(home.run(['send', String(first), 'merge branch permission', '--submit', '--scope', 'all']).code).toBe(0);
+    const [current] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks once more');
+    expect(home.run(['answer', String(first), 'yes', '--seq', String(current.state_seq)]).code).toBe(0);
+    await screen(home, String(first), /merge branch permission[\s\S]*^allowed$/m);
+  }, 60_000);
+
+  test('a runtime that names no answers: listed as answered by hand, and answer says so (exit 1) and types nothing', async () => {
+    const codex = (await home.rpc('workspace.up', { name: 'by-hand', layout: 'even_h', panes: [{ name: 'cx', cwd: home.dir, command: stuckAgent(home, 'codex', 'codex'), focus: false, env: {} }] })).surfaces[0].surface_id;
+    const item = await until(() => inbox(home).find((i) => i.surface_id === codex) ?? null, 'the codex agent waits');
+    expect(item).toMatchObject({ runtime_id: 'codex', kind: 'permission', answers: null });
+    expect(home.run(['inbox']).stdout).toMatch(new RegExp(`\\s${codex}\\s+cx\\s+codex\\s+permission\\s+by hand\\s+approve Bash: make deploy$`, 'm'));
+    const refused = home.run(['answer', String(codex), 'yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('no_answers: codex has no answers for permission prompt; answer by hand in the pane');
+    expect(home.run(['read', String(codex), '--raw']).stdout).not.toMatch(/^got /m);
+    await home.rpc('surface.close', { surface_id: codex });
+  }, 60_000);
+
+  test('inbox --watch redraws as agents start and stop waiting, until Ctrl-C (exit 0)', async () => {
+    const watch = home.start(['inbox', '--watch']);
+    const copies = () => watch.lines.join('\n').split(/^live: .*$/m).slice(0, -1);
+    await until(() => copies().length >= 1 || null, 'the first table');
+    expect(copies().at(-1)).toContain('no agent is waiting for you');
+    expect(home.run(['send', String(second), 'a name question', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => /^\d+s\s+web\s+\d+\s+helper\s+claude\s+question\s+<text>\s+which name\? \(a name question\)$/m.test(copies().at(-1) ?? '') || null, 'a copy with the waiting agent');
+    expect(home.run(['answer', String(second), 'call it vega']).code).toBe(0);
+    await until(() => copies().at(-1)?.includes('no agent is waiting for you') || null, 'a copy with nobody waiting again');
+    process.kill(watch.child.pid!, 'SIGINT');
+    expect(await watch.exited).toBe(0);
   }, 60_000);
 
   test('an agent still waiting 3 s after its answer was typed: exit 4, left_waiting false', async () => {
-    const stuck = (await home.rpc('workspace.up', { name: 'stuck', layout: 'even_h', panes: [{ name: 'stuck', cwd: home.dir, command: stuckClaude(home), focus: false, env: {} }] })).surfaces[0].surface_id;
+    const stuck = (await home.rpc('workspace.up', { name: 'stuck', layout: 'even_h', panes: [{ name: 'stuck', cwd: home.dir, command: stuckAgent(home, 'claude', 'claude-code'), focus: false, env: {} }] })).surfaces[0].surface_id;
     await until(() => inbox(home).find((i) => i.surface_id === stuck) ?? null, 'the stuck agent waits');
     const result = home.run(['answer', String(stuck), 'always']);
     expect(result.code).toBe(4);
@@ -139,7 +177,7 @@ test('with scripting off, answer is refused and nothing is typed; inbox still li
   const home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
   try {
     expect(home.run(['start']).code).toBe(0);
-    const stuck = (await home.rpc('workspace.up', { name: 'gated', layout: 'even_h', panes: [{ name: 'gated', cwd: home.dir, command: stuckClaude(home), focus: false, env: {} }] })).surfaces[0].surface_id;
+    const stuck = (await home.rpc('workspace.up', { name: 'gated', layout: 'even_h', panes: [{ name: 'gated', cwd: home.dir, command: stuckAgent(home, 'claude', 'claude-code'), focus: false, env: {} }] })).surfaces[0].surface_id;
     await until(() => inbox(home).find((i) => i.surface_id === stuck) ?? null, 'the agent waits');
     const result = home.run(['answer', String(stuck), 'yes']);
     expect(result.code).toBe(1);

@@ -2,10 +2,14 @@
 // ipcRenderer in the preload, a page binding in the browser test harness. Every channel is listed
 // here and in dispatch.ts, and nowhere else.
 
-import type { MirrorSink } from '@paneflow/client';
+import type { InstanceClient, MirrorSink } from '@paneflow/client';
 
-/** Rows of scrollback a pane's terminal keeps, and all its checkpoint asks the host for. */
-export const TERMINAL_SCROLLBACK = 10_000;
+/** The calls the renderer makes (each an IPC channel `paneflow:<call>`, or a web-face message). */
+export const CALLS = ['request', 'subscribe', 'unsubscribe', 'attach', 'detach', 'history', 'input', 'resize', 'notify'] as const;
+export type Call = (typeof CALLS)[number];
+
+/** A session's screen with up to HISTORY_ROWS rows above it, read once (`InstanceClient.history`). */
+export type History = Awaited<ReturnType<InstanceClient['history']>>;
 
 export interface Notice {
   title: string;
@@ -23,6 +27,8 @@ export interface PaneflowApi {
   /** Returns a function that ends the subscription. `onEnd` runs when serve goes away. */
   subscribe(params: unknown, onFrame: (frame: Record<string, unknown>) => void, onEnd: () => void): Promise<() => void>;
   attach(session: string, listener: MirrorSink): () => void;
+  /** The host's deeper history of a session, for the view past the mirror's top. */
+  history(session: string): Promise<History>;
   input(session: string, text: string): Promise<void>;
   resize(session: string, cols: number, rows: number): Promise<void>;
   notify(notice: Notice): void;
@@ -31,7 +37,7 @@ export interface PaneflowApi {
 }
 
 /** Renderer → main calls that answer. */
-export type Invoke = (channel: 'request' | 'subscribe' | 'unsubscribe' | 'attach' | 'detach' | 'input' | 'resize' | 'notify', ...args: unknown[]) => Promise<unknown>;
+export type Invoke = (channel: Call, ...args: unknown[]) => Promise<unknown>;
 /** Main → renderer pushes: `frame` (id, frame), `end` (id), `mirror` (session, kind, payload), `focus` (surface id). */
 export type Listen = (channel: 'frame' | 'end' | 'mirror' | 'focus', listener: (...args: unknown[]) => void) => void;
 
@@ -84,6 +90,7 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
         void invoke('detach', session);
       };
     },
+    history: (session) => invoke('history', session) as Promise<History>,
     input: async (session, text) => void (await invoke('input', session, text)),
     resize: async (session, cols, rows) => void (await invoke('resize', session, cols, rows)),
     notify: (notice) => void invoke('notify', notice),

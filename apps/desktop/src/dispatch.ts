@@ -2,7 +2,8 @@
 // the browser harness alike. `push` sends to the renderer (webContents.send, or page.evaluate).
 import type { InstanceClient } from '@paneflow/client';
 import { RpcError } from '@paneflow/protocol/errors';
-import { TERMINAL_SCROLLBACK, type Notice } from './api';
+import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
+import type { Notice } from './api';
 
 export type Push = (channel: 'frame' | 'end' | 'mirror' | 'focus', ...args: unknown[]) => void;
 
@@ -41,9 +42,11 @@ export function dispatcher(bridge: InstanceClient, push: Push, notify: (notice: 
               resized: (size) => push('mirror', session, 'resized', size),
               state: (state) => push('mirror', session, 'state', state),
             },
-            TERMINAL_SCROLLBACK,
+            MIRROR_SCROLLBACK,
           );
         }
+        case 'history':
+          return bridge.history(args[0] as string, HISTORY_ROWS);
         case 'detach':
           return bridge.detach(args[0] as string);
         case 'input':

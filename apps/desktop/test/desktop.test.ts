@@ -3,8 +3,8 @@ import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { openDesktop, type Harness } from './harness';
+import type { Locator, Page } from 'playwright-core';
+import { dragScrollbar, openDesktop, screenRows, type Harness } from './harness';
 
 // The screenshots in docs/ are written only when asked (`npx nx run desktop:screenshots`), so a
 // test run leaves the work tree as it was.
@@ -113,6 +113,53 @@ describe('the renderer against a real instance', () => {
     await until(async () => /echo pasted-typed-42$/m.test(await paneText(shell)), 'the paste on the command line, once');
     await page.keyboard.press('Enter');
     await until(async () => /^pasted-typed-42$/m.test(await paneText(shell)), 'the pasted text run by the shell');
+  });
+
+  test('scrolled to the top of its 10,000 rows, a pane shows the host’s deeper history from the same line; search reaches it; Escape, the button or the bottom go back to live output', async () => {
+    const up = await home.rpc('workspace.up', { name: 'deep', layout: 'even_h', panes: [pane('deep', `seq -f 'deep-%06g' 1 30000; PS1="ready$ " exec bash --norc --noprofile -i`)] });
+    const deep = up.surfaces[0].surface_id;
+    await until(async () => /^deep-030000$[\s\S]*ready\$/m.test(await paneText(deep)), 'the last line and the prompt in the mirror');
+    const box = page.locator(`.pane[data-surface="${deep}"] .term-host`);
+    const history = box.locator('.term-history');
+    const live = box.locator(':scope > .xterm');
+    const rows = screenRows;
+    const drag = (screen: Locator, to: 'top' | 'bottom') => dragScrollbar(page, screen, to);
+
+    // The mirror holds 10,000 rows: its top is still about 20,000 lines after the first.
+    await drag(live, 'top');
+    await history.waitFor({ state: 'visible' });
+    const liveTop = (await rows(live))[0];
+    expect(liveTop).toMatch(/^deep-0(19|20)\d{3}$/);
+    await until(async () => (await rows(history))[0] === liveTop, 'the history shown from the line the live view stood at');
+    expect(await box.locator('.history-bar').textContent()).toMatch(/^History: 30\d{3} lines/);
+    await drag(history, 'top');
+    await until(async () => (await rows(history))[0] === 'deep-000001', 'the first line of the output, 30,000 lines back');
+    await page.keyboard.press('Escape');
+    await history.waitFor({ state: 'detached' });
+    await until(async () => (await rows(live)).some((row) => row.startsWith('ready$')), 'the live view at its bottom again');
+
+    // Search finds a line only the host keeps, reading the history for it.
+    await box.click();
+    await page.keyboard.press('Control+Shift+F');
+    const find = page.locator(`.pane[data-surface="${deep}"] .find`);
+    await find.fill('deep-000005');
+    await find.press('Enter');
+    await until(async () => (await page.evaluate((id) => window.paneflowApp.paneSelection(id), deep)) === 'deep-000005', 'the match selected in the history');
+    expect(await rows(history)).toContain('deep-000005');
+    await find.press('Escape');
+    await box.locator('.history-bar button').click();
+    await history.waitFor({ state: 'detached' });
+
+    // Scrolled down to the history's bottom, the view is live again and takes typed input.
+    await drag(live, 'top');
+    await history.waitFor({ state: 'visible' });
+    await drag(history, 'bottom');
+    await history.waitFor({ state: 'detached' });
+    await box.click();
+    await page.keyboard.type('echo live-$((6*7))');
+    await page.keyboard.press('Enter');
+    await until(async () => /^live-42$/m.test(await paneText(deep)), 'typed input reaching the shell again');
+    await home.rpc('surface.close', { surface_id: deep });
   });
 
   test('splitting a pane adds a working terminal', async () => {

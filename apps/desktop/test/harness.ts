@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Notice } from '../src/api';
 import { InstanceClient } from '@paneflow/client';
 import { dispatcher } from '../src/dispatch';
@@ -108,7 +108,7 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
     const calls = dispatcher(bridge, push, (notice) => notices.push(notice));
     await page.exposeBinding('__paneflowInvoke', (_source, channel: string, args: unknown[]) => calls.call(channel, args));
     await page.addInitScript({ content: await pageScript() });
-    page.on('pageerror', (error) => errors.push(`renderer: ${error.message}`));
+    page.on('pageerror', (error) => errors.push(`renderer: ${error.stack}`));
     await page.goto(url);
     await page.waitForSelector('body[data-ready="true"]');
     return { page, notices, errors, close };
@@ -117,4 +117,21 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The rows a terminal draws (xterm's DOM renderer), as the user sees them. */
+export function screenRows(screen: Locator): Promise<string[]> {
+  return screen.locator('.xterm-rows > div').allTextContents().then((texts) => texts.map((text) => text.trim()));
+}
+
+/** Drags a terminal's scrollbar to its top or bottom, as a person does through thousands of rows. */
+export async function dragScrollbar(page: Page, screen: Locator, to: 'top' | 'bottom'): Promise<void> {
+  const area = (await screen.boundingBox())!;
+  // The scrollbar shows while the pointer is over the terminal.
+  await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+  const slider = (await screen.locator('.scrollbar.vertical > .slider').first().boundingBox())!;
+  await page.mouse.move(slider.x + slider.width / 2, slider.y + slider.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(slider.x + slider.width / 2, to === 'top' ? area.y - 40 : area.y + area.height + 40, { steps: 4 });
+  await page.mouse.up();
 }

@@ -6,7 +6,8 @@ import { resolveEndpoints } from '@paneflow/instance';
 import { isListening } from '@paneflow/rpc';
 import { makeHome, processesOfHome, ROOT, type Home } from '@paneflow/testing';
 import { join } from 'node:path';
-import { windowOptions, CALLS, channel } from '../src/main/window';
+import { CALLS } from '../src/api';
+import { windowOptions, channel } from '../src/main/window';
 
 const electron = {
   contextBridge: { exposeInMainWorld: jest.fn() },
@@ -47,7 +48,7 @@ describe('the preload', () => {
     expect(electron.contextBridge.exposeInMainWorld).toHaveBeenCalledTimes(1);
     const [name, api] = electron.contextBridge.exposeInMainWorld.mock.calls[0] as unknown as [string, Record<string, (...args: unknown[]) => unknown>];
     expect(name).toBe('paneflow');
-    expect(Object.keys(api).sort()).toEqual(['attach', 'input', 'notify', 'onFocusSurface', 'request', 'resize', 'settle', 'subscribe']);
+    expect(Object.keys(api).sort()).toEqual(['attach', 'history', 'input', 'notify', 'onFocusSurface', 'request', 'resize', 'settle', 'subscribe']);
     expect(await api.request('fleet.list', {})).toBe('answer');
     expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('paneflow:request', 'fleet.list', {});
     await api.input('s-1', 'ls\r');

@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
-import { CHROMIUM, FLAGS } from './harness';
+import { CHROMIUM, dragScrollbar, FLAGS, screenRows } from './harness';
 
 const SCREENSHOTS = process.env.PANEFLOW_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
 const SHELL = 'PS1="ready$ " exec bash --norc --noprofile -i';
@@ -174,6 +174,26 @@ describe('paneflow web', () => {
       await page.keyboard.press('Enter');
       await until(async () => /^web-42$/m.test(await paneText(page, shell)), 'the output in the mirror');
       expect((await home.rpc('surface.read', { surface_id: shell, fenced: false })).text).toMatch(/^web-42$/m);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('at a desktop’s size, the host’s deeper history comes over the socket when the view reaches the top of the mirror', async () => {
+    const { context, page } = await open({ viewport: { width: 1280, height: 800 } });
+    try {
+      const up = await home.rpc('workspace.up', { name: 'web-deep', layout: 'even_h', panes: [{ name: 'deep', command: `seq -f 'web-%06g' 1 25000; ${SHELL}`, cwd: home.dir, focus: true, env: {} }] });
+      const deep = up.surfaces[0].surface_id;
+      await until(async () => /^web-025000$[\s\S]*ready\$/m.test(await paneText(page, deep)), 'the last line and the prompt in the mirror');
+      const box = page.locator(`.pane[data-surface="${deep}"] .term-host`);
+      await dragScrollbar(page, box.locator(':scope > .xterm'), 'top');
+      const history = box.locator('.term-history');
+      await history.waitFor({ state: 'visible' });
+      await dragScrollbar(page, history, 'top');
+      await until(async () => (await screenRows(history))[0] === 'web-000001', 'the first line, 25,000 lines back');
+      await history.locator('.history-bar button').click();
+      await history.waitFor({ state: 'detached' });
+      await home.rpc('surface.close', { surface_id: deep });
     } finally {
       await context.close();
     }

@@ -2,3 +2,4 @@ export * from './presentation';
 export * from './picture';
 export * from './spinner';
 export * from './text';
+export * from './scrollback';

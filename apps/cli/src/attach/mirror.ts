@@ -1,15 +1,8 @@
 import type { InstanceClient } from '@paneflow/client';
 import type { PaneBuffer, PaneModes } from '@paneflow/screen';
+import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-
-/** Scrollback a mirror keeps, and all its checkpoint asks for. */
-const MIRROR_SCROLLBACK = 10_000;
-/**
- * Rows read from the host when the user scrolls past the mirror's top (the host keeps 100,000 by
- * default): a terminal of their own, about 1 KiB a row, held only while the user reads them.
- */
-const HISTORY_ROWS = 100_000;
 
 /** A headless terminal as every terminal of a session is: the widths the host's and the program's (apps/host/src/terminal.ts). */
 function mirrorTerminal(cols: number, rows: number, scrollback: number): Terminal {

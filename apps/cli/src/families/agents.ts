@@ -40,6 +40,9 @@ export const run: Record<string, Run> = {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
     const item = (await request('fleet.inbox', {})).items.find((i) => i.surface_id === target.surface_id);
     if (!item) throw new CliError(`not_waiting: surface ${target.surface_id} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
+    // A script that read the inbox names the prompt it saw: a later one is never answered for it.
+    const seen = flag<number>(p, 'seq');
+    if (seen !== undefined && seen !== item.state_seq) throw new CliError(`not_waiting: surface ${target.surface_id} waits at a later prompt (state_seq ${item.state_seq}, not ${seen}); nothing was typed`, 1, 'not_waiting');
     // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does.
     const workspaceId = process.env.PANEFLOW_WORKSPACE_ID ?? item.workspace_id;
     try {

@@ -7,7 +7,8 @@ import { app, BrowserWindow, ipcMain, Menu, Notification } from 'electron';
 import { join } from 'node:path';
 import { InstanceClient } from '@paneflow/client';
 import { dispatcher } from '../dispatch';
-import { CALLS, channel, windowOptions } from './window';
+import { CALLS } from '../api';
+import { channel, windowOptions } from './window';
 
 export async function start(): Promise<void> {
   if (!app.requestSingleInstanceLock()) {

@@ -17,6 +17,5 @@ export function windowOptions(distDir: string) {
   };
 }
 
-/** IPC channels, each `paneflow:<call>` (api.ts). */
-export const CALLS = ['request', 'subscribe', 'unsubscribe', 'attach', 'detach', 'input', 'resize', 'notify'] as const;
+/** The IPC channel of a call of api.ts. */
 export const channel = (call: string) => `paneflow:${call}`;

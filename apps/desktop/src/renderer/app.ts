@@ -308,7 +308,7 @@ export class App {
     header.append(title, declared, subagents, resume, find, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
-      if (event.key === 'Enter') terminal.search.findNext(find.value, { caseSensitive: false });
+      if (event.key === 'Enter') void terminal.find(find.value);
       if (event.key === 'Escape') {
         find.hidden = true;
         terminal.focus();

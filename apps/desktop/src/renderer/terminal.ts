@@ -1,12 +1,31 @@
 // One pane's terminal: an xterm.js mirror of the host's session. The host's terminal is the
 // only one that answers a program (OSC7501.md, REFERENCE.md §1.2), so the mirror swallows every
 // request it would otherwise answer; only what the user types goes back, as `user` input.
+// Scrolled to the top of a full mirror, the pane reads the host's deeper history into a second
+// terminal laid over the first, and lets it go when the view is back at its bottom.
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { Terminal } from '@xterm/xterm';
-import { TERMINAL_SCROLLBACK, type PaneflowApi } from '../api';
+import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
+import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
+import type { History, PaneflowApi } from '../api';
+
+const LOOK: ITerminalOptions = {
+  allowProposedApi: true,
+  cursorBlink: false, // a blinking cursor is a timer that never sleeps
+  fontFamily: 'DejaVu Sans Mono, Menlo, monospace',
+  fontSize: 13,
+  theme: { background: '#101317', foreground: '#d8dee9' },
+};
+
+/** A terminal with the widths the host's terminal and the program use (apps/host/src/terminal.ts). */
+function paneTerminal(options: ITerminalOptions & ITerminalInitOnlyOptions): Terminal {
+  const term = new Terminal({ ...LOOK, ...options });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  return term;
+}
 
 function decodeBase64(data: string): Uint8Array {
   const binary = atob(data);
@@ -31,11 +50,20 @@ function swallowRequests(term: Terminal): void {
   for (const colour of [4, 10, 11, 12]) term.parser.registerOscHandler(colour, (data) => data.includes('?'));
 }
 
+/** The host's deeper rows, shown over the live terminal while the user reads them. */
+interface HistoryView {
+  term: Terminal;
+  search: SearchAddon;
+  element: HTMLElement;
+}
+
 export class PaneTerminal {
   readonly element: HTMLElement;
   private readonly term: Terminal;
   private readonly fit = new FitAddon();
-  readonly search = new SearchAddon();
+  private readonly search = new SearchAddon();
+  /** Shown while the user reads it; `none` not read (again each time the view reaches the top). */
+  private history: HistoryView | 'none' | 'reading' = 'none';
   private detach: (() => void) | null = null;
   /** The size this pane's box fits, and the PTY's size now (the last face that was used set it). */
   private fitted = { cols: 0, rows: 0 };
@@ -50,21 +78,14 @@ export class PaneTerminal {
   ) {
     this.element = document.createElement('div');
     this.element.className = 'term-host';
-    this.term = new Terminal({
-      allowProposedApi: true,
-      cursorBlink: false, // a blinking cursor is a timer that never sleeps
-      scrollback: TERMINAL_SCROLLBACK,
-      fontFamily: 'DejaVu Sans Mono, Menlo, monospace',
-      fontSize: 13,
-      theme: { background: '#101317', foreground: '#d8dee9' },
-    });
+    this.term = paneTerminal({ scrollback: MIRROR_SCROLLBACK });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon());
-    // The widths the host's terminal and the program use (apps/host/src/terminal.ts).
-    this.term.loadAddon(new Unicode11Addon());
-    this.term.unicode.activeVersion = '11';
     swallowRequests(this.term);
+    this.term.onScroll((top) => {
+      if (top === 0 && this.history === 'none' && this.term.buffer.active.baseY >= MIRROR_SCROLLBACK) void this.readHistory(true);
+    });
     this.term.onData((data) => {
       // The face being used sets the size (tmux's window-size latest).
       this.claimSize();
@@ -112,6 +133,89 @@ export class PaneTerminal {
     return key !== 'w';
   }
 
+  /** Reads the host's history and shows it from the line the live view's top stands at. */
+  private async readHistory(focus: boolean): Promise<HistoryView | null> {
+    this.history = 'reading';
+    let start: History;
+    try {
+      start = await this.api.history(this.session);
+    } catch {
+      this.history = 'none';
+      return null;
+    }
+    const liveRows = this.term.buffer.active.baseY;
+    if (this.history !== 'reading') return null;
+    // The host keeps nothing the mirror lacks.
+    if (start.scrollback_rows <= liveRows) {
+      this.history = 'none';
+      return null;
+    }
+    const element = document.createElement('div');
+    element.className = 'term-history';
+    const bar = document.createElement('div');
+    bar.className = 'history-bar';
+    const back = document.createElement('button');
+    back.textContent = 'Live output';
+    back.title = 'Back to the live output (Escape, or scroll to the bottom)';
+    back.onclick = () => this.closeHistory();
+    bar.append(`History: ${start.scrollback_rows + start.rows} lines, as they were when read`, back);
+    const host = document.createElement('div');
+    host.className = 'term-history-screen';
+    element.append(host, bar);
+    this.element.append(element);
+    // Never given to the program: a view of the past has no input, only Escape back to the present.
+    const term = paneTerminal({ cols: start.cols, rows: start.rows, scrollback: HISTORY_ROWS, disableStdin: true });
+    const search = new SearchAddon();
+    term.loadAddon(search);
+    swallowRequests(term);
+    term.attachCustomKeyEventHandler((event) => {
+      if (event.type !== 'keydown' || event.key !== 'Escape') return true;
+      this.closeHistory();
+      return false;
+    });
+    term.open(host);
+    const view: HistoryView = { term, search, element };
+    this.history = view;
+    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+    if (this.history !== view) return null;
+    // The live view's top is this many rows above the history's bottom screen.
+    term.scrollToLine(Math.max(0, term.buffer.active.baseY - liveRows));
+    term.onScroll((top) => {
+      if (top === term.buffer.active.baseY) this.closeHistory();
+    });
+    if (focus) term.focus();
+    return view;
+  }
+
+  /** Back to the live output, following it; the history is let go (read again next time). */
+  private closeHistory(refocus = true): void {
+    const history = this.history;
+    this.history = 'none';
+    if (typeof history !== 'object') return;
+    history.element.remove();
+    // After the frame xterm may have asked for already: disposed before it, its refresh throws.
+    requestAnimationFrame(() => history.term.dispose());
+    this.term.scrollToBottom();
+    if (refocus) this.term.focus();
+  }
+
+  /** The terminal in front: the history while it is shown, else the live mirror. */
+  private shown(): { term: Terminal; search: SearchAddon } {
+    return typeof this.history === 'object' ? this.history : { term: this.term, search: this.search };
+  }
+
+  /**
+   * Finds `text` in the terminal in front and selects it. Not in the live mirror, it is looked for
+   * in the host's deeper history, which is read for it.
+   */
+  async find(text: string): Promise<boolean> {
+    const options = { caseSensitive: false };
+    if (this.shown().search.findNext(text, options)) return true;
+    if (this.history !== 'none' || this.term.buffer.active.baseY < MIRROR_SCROLLBACK) return false;
+    const history = await this.readHistory(false);
+    return history?.search.findNext(text, options) ?? false;
+  }
+
   private refit(): void {
     if (!this.element.isConnected || this.element.clientWidth === 0) return;
     const proposed = this.fit.proposeDimensions();
@@ -129,7 +233,7 @@ export class PaneTerminal {
   }
 
   focus(): void {
-    this.term.focus();
+    this.shown().term.focus();
   }
 
   /**
@@ -143,18 +247,19 @@ export class PaneTerminal {
   }
 
   selection(): string {
-    return this.term.getSelection();
+    return this.shown().term.getSelection();
   }
 
-  /** The visible text, for tests and for the search box. */
+  /** The text of the terminal in front, scrollback and screen, for tests. */
   text(): string {
-    const buffer = this.term.buffer.active;
+    const buffer = this.shown().term.buffer.active;
     const lines: string[] = [];
     for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
     return lines.join('\n');
   }
 
   dispose(): void {
+    this.closeHistory(false);
     this.detach?.();
     this.observer.disconnect();
     this.term.dispose();

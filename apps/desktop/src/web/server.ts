@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isIP, type Socket } from 'node:net';
 import { extname, join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { CALLS } from '../api';
 import { dispatcher } from '../dispatch';
 import { type ClientMessage, type ServerMessage, SOCKET_PATH } from './messages';
 
@@ -19,7 +20,7 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 /** What a page may ask for: the web page, its script, the renderer and their stylesheets and maps. */
 const FILES = /^\/(web\.html|web\.js|renderer\.js|styles\.css|phone\.css|xterm\.css|(?:web|renderer)\.js\.map)$/;
 /** Calls a page may make (api.ts); `notify` and `focus` stay in the page (browser notifications). */
-const CHANNELS = new Set(['request', 'subscribe', 'unsubscribe', 'attach', 'detach', 'input', 'resize']);
+const CHANNELS = new Set<string>(CALLS.filter((call) => call !== 'notify'));
 /** Output a page does not read fast enough: past this, its socket is closed and the page reconnects from checkpoints. */
 const MAX_BUFFERED = 16 * 1024 * 1024;
 const HEADERS = {
@@ -152,10 +153,17 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
 /** One page: its own bridge to the instance, ended with its socket. */
 function connect(ws: WebSocket, endpoints: Endpoints): void {
   const bridge = new InstanceClient(endpoints);
+  // The cap is for output the page does not read: an answer (a history of megabytes) is only as
+  // big as what the page asked for, so its bytes still on their way do not count.
+  let answering = 0;
   const send = (message: ServerMessage) => {
     if (ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > MAX_BUFFERED) return ws.terminate();
-    ws.send(JSON.stringify(message));
+    if (ws.bufferedAmount - answering > MAX_BUFFERED) return ws.terminate();
+    const text = JSON.stringify(message);
+    if (!('id' in message)) return ws.send(text);
+    const bytes = Buffer.byteLength(text);
+    answering += bytes;
+    ws.send(text, () => (answering -= bytes));
   };
   const calls = dispatcher(bridge, (channel, ...args) => send({ push: channel, args }), () => undefined);
   ws.on('message', (data, binary) => {
