@@ -179,6 +179,40 @@ describe('paneflow web', () => {
     }
   });
 
+  test('at a desktop’s size, a waiting agent’s answers show under its pane’s header: clicking Yes answers a permission prompt, a typed answer a question', async () => {
+    const { context, page } = await open({ viewport: { width: 1280, height: 800 } });
+    try {
+      const up = await home.rpc('workspace.up', { name: 'desk-agent', layout: 'even_h', panes: [{ name: 'lead', command: 'claude --work-ms 300', cwd: home.dir, focus: true, env: {} }] });
+      const agent = up.surfaces[0].surface_id;
+      const answers = page.locator(`.pane[data-surface="${agent}"] .pane-answers`);
+      const state = async () => (await home.rpc('surface.status', { surface_id: agent })).state;
+      await until(async () => (await home.rpc('surface.status', { surface_id: agent })).reason === 'declared' || null, 'the agent declares');
+      expect(await answers.isHidden()).toBe(true);
+
+      expect(home.run(['send', String(agent), 'deploy permission', '--submit', '--scope', 'all'])).toMatchObject({ code: 0 });
+      await answers.locator('button[data-answer="yes"]').waitFor();
+      expect(await answers.locator('.message').textContent()).toBe('permission · approve Bash: deploy permission');
+      expect(await answers.locator('button.answer').allTextContents()).toEqual(['Yes', 'Always', 'No']);
+      await until(async () => (await paneText(page, agent)).includes('1. Yes'), 'the menu in the terminal');
+      await answers.locator('button[data-answer="yes"]').click();
+      await until(async () => (await paneText(page, agent)).includes('allowed'), 'the menu answered with yes');
+      await until(async () => (await state()) === 'finished' || null, 'the turn over');
+      await answers.waitFor({ state: 'hidden' });
+
+      expect(home.run(['send', String(agent), 'ship it question', '--submit', '--scope', 'all'])).toMatchObject({ code: 0 });
+      const field = answers.locator('.text-answer input');
+      await field.waitFor();
+      expect(await answers.locator('.message').textContent()).toBe('question · which name? (ship it question)');
+      await field.fill('use the name atlas');
+      await field.press('Enter');
+      await until(async () => /^answer: use the name atlas$/m.test(await paneText(page, agent)), 'the typed answer reached the agent');
+      await answers.waitFor({ state: 'hidden' });
+      await home.rpc('surface.close', { surface_id: agent });
+    } finally {
+      await context.close();
+    }
+  });
+
   test('at a desktop’s size, the host’s deeper history comes over the socket when the view reaches the top of the mirror', async () => {
     const { context, page } = await open({ viewport: { width: 1280, height: 800 } });
     try {
@@ -302,7 +336,7 @@ describe('paneflow web', () => {
       await until(async () => (await home.rpc('surface.status', { surface_id: agent })).state === 'finished', 'the turn over');
     });
 
-    test('typing into a shell, and the key row: Ctrl-C stops a program, ↑ recalls the last line', async () => {
+    test('typing into a shell, and the key row: Ctrl-C stops a program, ↑ recalls the last line, Tab completes, ← and → edit, Esc', async () => {
       const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
       const shell = surfaces.find((s) => s.name === 'helper')!.surface_id;
       await page.locator(`.phone-panes .phone-row[data-surface="${shell}"]`).tap();
@@ -323,11 +357,24 @@ describe('paneflow web', () => {
       await until(async () => /ready\$ echo started; sleep 600$/.test((await paneText(page, shell)).trimEnd()), 'the last line recalled by ↑');
       await page.locator('.phone-keys button[data-key="ctrl-c"]').tap();
       await until(async () => /\^C\s*ready\$$/.test((await paneText(page, shell)).trimEnd()), 'the recalled line dropped by Ctrl-C');
+      // Tab completes as a keyboard's Tab does in bash; ← and → move along the line.
+      await page.keyboard.type('ech');
+      await page.locator('.phone-keys button[data-key="tab"]').tap();
+      await until(async () => /ready\$ echo $/.test((await paneText(page, shell)).trimEnd() + ' '), 'bash completed echo');
+      await page.keyboard.type('ac');
+      await page.locator('.phone-keys button[data-key="left"]').tap();
+      await page.keyboard.type('b');
+      await page.locator('.phone-keys button[data-key="right"]').tap();
+      await page.keyboard.type('d');
+      await page.keyboard.press('Enter');
+      await until(async () => /^abcd$/m.test(await paneText(page, shell)), 'the line edited with ← and →');
       // A program in application cursor-key mode gets ESC O A for ↑, as a keyboard's would send (the tty echoes it as ^[OA).
       await page.keyboard.type("printf '\\033[?1h'; cat");
       await page.keyboard.press('Enter');
       await page.locator('.phone-keys button[data-key="up"]').tap();
       await until(async () => /^\^\[OA$/m.test(await paneText(page, shell)), 'ESC O A', 10_000);
+      await page.locator('.phone-keys button[data-key="escape"]').tap();
+      await until(async () => /^\^\[OA\^\[$/m.test(await paneText(page, shell)), 'ESC after it', 10_000);
       await page.locator('.phone-keys button[data-key="ctrl-c"]').tap();
       await page.keyboard.type("printf '\\033[?1l'");
       await page.keyboard.press('Enter');
@@ -351,7 +398,7 @@ describe('paneflow web', () => {
           const notices = (await shown()).slice(before).filter((n) => n.tag === `paneflow-${agent}`);
           return notices.length > 0 ? notices : null;
         }, 'a notification');
-        expect(mine).toEqual([expect.objectContaining({ body: expect.stringContaining('approve Bash: again permission') })]);
+        expect(mine).toEqual([{ title: 'Needs input: asker in phone', body: expect.stringContaining('approve Bash: again permission'), tag: `paneflow-${agent}` }]);
         await page.evaluate(() => {
           const { shown } = window as unknown as { shown: Array<{ notification: Notification }> };
           shown.at(-1)!.notification.onclick!(new Event('click'));

@@ -10,6 +10,7 @@ import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
+import { AnswerBox, InboxReader } from './answers';
 import { SpinnerClock } from './clock';
 import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, subagentsText, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
@@ -27,7 +28,9 @@ export class App {
   readonly drawn: Array<() => void> = [];
   /** The picture's reads, through the renderer's one API. */
   private readonly read = ((method, params) => this.api.request(method, params)) as ReadRequest;
-  private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement }>();
+  private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement; answers: AnswerBox }>();
+  /** Serve's inbox: the answers a waiting agent takes, in its pane and on the phone. */
+  readonly inbox: InboxReader;
   private readonly clock = new SpinnerClock();
   private readonly catalog = runtimeCatalog();
   /** The runtimes' launcher presets for this machine, offered in the new-pane menu. */
@@ -63,6 +66,10 @@ export class App {
     const agentsTitle = el('h2', undefined, 'Agents');
     this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents);
     root.append(this.sidebar, this.main, this.notices);
+    this.inbox = new InboxReader(api, this.picture, () => {
+      for (const id of this.panes.keys()) this.renderHeader(id);
+      for (const listener of this.drawn) listener();
+    });
     api.onFocusSurface((id) => void this.focusSurface(id));
     // The window coming forward brings its pane in front of you too.
     window.addEventListener('focus', () => void this.ackInFront());
@@ -278,6 +285,10 @@ export class App {
     resume.hidden = ended === null;
     resume.textContent = ended ? `${ended.text} — ${ended.action === 'fresh' ? 'start anew' : 'resume'}` : '';
     resume.dataset.action = ended?.action ?? '';
+    // While its agent waits, the answers its runtime knows, under the header.
+    const waiting = status && rowMark(status) === 'need_you';
+    if (waiting) this.inbox.refresh();
+    pane.answers.draw(waiting ? this.inbox.waiting(surfaceId) : undefined);
     pane.element.classList.toggle('focused', this.workspaces.find((w) => w.active)?.focus === surfaceId);
   }
 
@@ -325,9 +336,10 @@ export class App {
         void this.close(surface.surface_id);
       }
     });
-    element.append(header, terminal.element);
+    const answers = new AnswerBox(this.api, this.inbox, 'pane-answers', (message) => this.notice(message));
+    element.append(header, answers.element, terminal.element);
     element.onmousedown = () => void this.focusSurface(surface.surface_id, false);
-    pane = { element, terminal, header };
+    pane = { element, terminal, header, answers };
     this.panes.set(surface.surface_id, pane);
     return pane;
   }

@@ -3,9 +3,9 @@
 // opens a pane's terminal full-screen, with a row of the keys a phone's keyboard lacks and, while
 // its agent waits, a button for each answer its runtime's `[answers]` know (`surface.answer`,
 // which serve refuses when the agent has moved on). It draws from the App's picture.
-import type { InboxItem } from '@paneflow/protocol/status';
-import { agentRows, displayText, rowMark, type PaneStatus, type RowMark } from '@paneflow/view';
+import { agentRows, displayText, rowMark, type RowMark } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
+import { AnswerBox } from './answers';
 import type { App } from './app';
 
 /** Below this width the phone layout replaces the sidebar and the split tree. */
@@ -29,7 +29,6 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 };
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 export class PhoneLayout {
   private readonly home = el('div', 'phone-home');
@@ -37,20 +36,13 @@ export class PhoneLayout {
   private readonly agentList = el('section', 'phone-agents');
   private readonly paneList = el('section', 'phone-panes');
   private readonly bar = el('header', 'phone-bar');
-  private readonly answers = el('div', 'phone-answers');
+  private readonly answers: AnswerBox;
   private readonly said = el('div', 'phone-said');
   private readonly keys = el('div', 'phone-keys');
-  /** The wait the answer buttons are drawn for: redrawn only when it changes, so a half-typed answer stays. */
-  private answersFor = '';
   private readonly media = matchMedia(NARROW);
-  private inbox: InboxItem[] = [];
-  /** The waits the inbox was read for: read again when they change. */
-  private inboxRead = '';
-  private reading: Promise<void> | null = null;
   /** The pane open full-screen, or null for the lists. */
   private solo: number | null = null;
   private drawPending = false;
-  private answering = false;
 
   constructor(
     private readonly app: App,
@@ -66,7 +58,8 @@ export class PhoneLayout {
       button.onclick = () => (this.solo === null ? undefined : this.app.terminal(this.solo)?.key(key));
       this.keys.append(button);
     }
-    root.append(this.home, this.bar, this.said, this.answers, this.keys);
+    this.answers = new AnswerBox(api, app.inbox, 'phone-answers', (message) => this.say(message));
+    root.append(this.home, this.bar, this.said, this.answers.element, this.keys);
     this.media.addEventListener('change', () => this.layout());
     app.drawn.push(() => this.schedule());
     // A notification clicked: its pane full-screen (the App brings it forward in the tree).
@@ -108,8 +101,9 @@ export class PhoneLayout {
     document.body.dataset.phoneView = this.solo === null ? 'home' : 'terminal';
     if (this.solo !== null && !picture.surfaces.has(this.solo)) this.solo = null;
     if (!this.phone) return;
-    this.readInbox();
-    const waiting = new Map(this.inbox.map((item) => [item.surface_id, item]));
+    const { inbox } = this.app;
+    inbox.refresh();
+    const waiting = new Map(inbox.items.map((item) => [item.surface_id, item]));
     const statuses = [...picture.statuses.values()].sort((a, b) => a.surface_id - b.surface_id);
     const workspaceName = (surfaceId: number) => {
       const surface = picture.surfaces.get(surfaceId);
@@ -117,7 +111,7 @@ export class PhoneLayout {
     };
 
     this.inboxList.replaceChildren(
-      ...this.inbox.map((item) => {
+      ...inbox.items.map((item) => {
         const row = this.row(item.surface_id, 'need_you', displayText(item.surface_name ?? this.labelOf(item.surface_id)), workspaceName(item.surface_id));
         row.classList.add('inbox-item');
         const what = [item.kind, item.message].filter((part) => part).join(' · ');
@@ -125,7 +119,7 @@ export class PhoneLayout {
         return row;
       }),
     );
-    if (this.inbox.length === 0) this.inboxList.append(el('div', 'empty', 'Nobody is waiting.'));
+    if (inbox.items.length === 0) this.inboxList.append(el('div', 'empty', 'Nobody is waiting.'));
     const rows = agentRows(statuses, (s) => this.app.label(s)).filter((r) => !waiting.has(r.surface_id));
     this.agentList.replaceChildren(
       ...rows.map((r) => {
@@ -141,12 +135,7 @@ export class PhoneLayout {
     for (const pane of document.querySelectorAll<HTMLElement>('.panes .pane')) pane.classList.toggle('solo', Number(pane.dataset.surface) === this.solo);
     this.bar.replaceChildren();
     const item = this.solo === null ? undefined : waiting.get(this.solo);
-    const answersFor = item ? `${item.surface_id}:${item.state_seq}:${this.answering}` : '';
-    if (answersFor !== this.answersFor) {
-      this.answersFor = answersFor;
-      this.answers.replaceChildren();
-      if (item) this.drawAnswers(item);
-    }
+    this.answers.draw(item);
     if (this.solo === null) return;
     const back = el('button', 'back', '‹');
     back.title = 'Back to the list';
@@ -176,70 +165,9 @@ export class PhoneLayout {
     return row;
   }
 
-  /** The answers a waiting agent takes, as buttons (and a text field where its runtime takes free text). */
-  private drawAnswers(item: InboxItem): void {
-    this.answers.append(el('div', 'message', displayText([item.kind, item.message].filter((p) => p).join(' · ') || 'waiting for input')));
-    if (!item.answers) {
-      this.answers.append(el('div', 'hint', 'Its runtime names no answers: answer in the terminal.'));
-      return;
-    }
-    const buttons = el('div', 'buttons');
-    for (const choice of item.answers.choices) {
-      const button = el('button', 'answer', capital(choice));
-      button.dataset.answer = choice;
-      button.disabled = this.answering;
-      button.onclick = () => void this.answer(item, choice);
-      buttons.append(button);
-    }
-    this.answers.append(buttons);
-    if (item.answers.text) {
-      const form = el('form', 'text-answer');
-      const field = el('input') as HTMLInputElement;
-      field.placeholder = 'Answer';
-      form.append(field, el('button', 'answer', 'Send'));
-      form.onsubmit = (event) => {
-        event.preventDefault();
-        if (field.value) void this.answer(item, field.value);
-      };
-      this.answers.append(form);
-    }
-  }
-
-  private async answer(item: InboxItem, answer: string): Promise<void> {
-    this.answering = true;
-    this.draw();
-    try {
-      const outcome = await this.api.settle('surface.answer', { surface_id: item.surface_id, answer, state_seq: item.state_seq });
-      if ('error' in outcome) this.say(outcome.error.reason === 'not_waiting' ? 'It has moved on: nothing was typed.' : outcome.error.message);
-    } finally {
-      this.answering = false;
-      this.inboxRead = '';
-      this.draw();
-    }
-  }
-
   private say(message: string): void {
     const line = el('div', undefined, displayText(message));
     this.said.append(line);
     setTimeout(() => line.remove(), 8000);
-  }
-
-  /** Reads `fleet.inbox` again when the waits changed (who waits, and each one's status revision). */
-  private readInbox(): void {
-    const waits = [...this.app.picture.statuses.values()]
-      .filter((s: PaneStatus) => rowMark(s) === 'need_you')
-      .map((s) => `${s.surface_id}:${s.revision}`)
-      .join(',');
-    if (waits === this.inboxRead || this.reading) return;
-    this.inboxRead = waits;
-    this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[] }>)
-      .then(
-        ({ items }) => void (this.inbox = items),
-        () => undefined,
-      )
-      .finally(() => {
-        this.reading = null;
-        this.draw();
-      });
   }
 }
