@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
+import { connectHost } from '@paneflow/instance/connect';
+import { resolveEndpoints } from '@paneflow/instance/endpoints';
 import { makeHome, ROOT, screen, until, type Home } from '@paneflow/testing';
 
 const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');
@@ -121,6 +123,25 @@ describe('paneflow up', () => {
     expect([forced.code, forced.stderr]).toEqual([0, '']);
     expect(existsSync(dirty)).toBe(false);
     expect(git(repo, 'branch', '--list', 'feat/close-dirty')).toMatch(/feat\/close-dirty/);
+  });
+
+  test('a pane whose session is removed at the host, not through serve, tears down its worktree by the same rule', async () => {
+    const up = worktreeSpec('host-removed.toml', ['hr-clean', 'feat/host-removed']);
+    const path = `${repo}.worktrees/feat-host-removed`;
+    const pane = (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.name === 'hr-clean')!;
+    // Another client of the host's own protocol ends the session: serve hears only the host's `removed`.
+    const { connection } = await connectHost(resolveEndpoints(home.env), 'test');
+    try {
+      await connection.request('session.stop', { session: pane.session });
+      await connection.request('session.remove', { session: pane.session });
+    } finally {
+      connection.destroy();
+    }
+    await until(async () => !(await home.rpc('surface.list', { scope: 'all' })).surfaces.some((s) => s.surface_id === pane.surface_id) || null, 'the pane gone');
+    await until(() => !existsSync(path) || null, 'its clean worktree removed');
+    expect(git(repo, 'worktree', 'list')).not.toContain(path);
+    expect(git(repo, 'branch', '--list', 'feat/host-removed')).toMatch(/feat\/host-removed/);
+    await home.rpc('workspace.close', { index: up.workspace.index });
   });
 
   test('close --workspace tears down every pane by the same rule: a worktree with a commit no other branch holds is kept, then removed with --force-worktree', () => {

@@ -7,6 +7,7 @@ import type { Restorer } from './restore';
 import type { Reduction } from './status';
 import { agentFrom, applyState, viewFromManifest, type View } from './views';
 import type { Workspaces } from './workspaces';
+import { tearDownWorktrees } from './worktrees';
 
 type SessionFrame = Extract<SessionsFrame, { session: string }>;
 
@@ -28,6 +29,8 @@ export class SessionMirror {
    * removed, never adopted.
    */
   private readonly abandoned = new Set<string>();
+  /** Sessions serve removes itself (`Panes.close`): the host's word that one is removed is no news. */
+  readonly closing = new Set<string>();
   private readonly discarding = new Set<string>();
   private readonly surfaceTimers = new Map<number, NodeJS.Timeout>();
   private readonly surfaceSentAt = new Map<number, number>();
@@ -72,7 +75,10 @@ export class SessionMirror {
       if (pending && view.lifecycle === 'live') this.readiness.prefill(view.session, pending);
     }
     for (const session of views.keys()) if (!present.has(session)) this.forget(session);
-    for (const pane of [...model.allPanes()]) if (!present.has(pane.session)) this.workspaces.closePane(pane, false);
+    // Sessions the host no longer has: their panes go, and their worktrees by the one rule.
+    const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session));
+    for (const pane of gone) this.workspaces.closePane(pane, false);
+    tearDownWorktrees(this.ctx, gone, true);
     model.changed();
   }
 
@@ -174,7 +180,10 @@ export class SessionMirror {
       this.abandoned.delete(frame.session);
       this.forget(frame.session);
       const pane = this.ctx.model.paneBySession(frame.session);
-      if (pane) this.workspaces.closePane(pane, true);
+      if (pane && !this.closing.has(frame.session)) {
+        this.workspaces.closePane(pane, true);
+        tearDownWorktrees(this.ctx, [pane], true);
+      }
       return;
     }
     const view = this.ctx.views.get(frame.session);

@@ -10,7 +10,7 @@ import type { Readiness } from './prompts';
 import type { Reduction } from './status';
 import { viewFromManifest } from './views';
 import type { Workspaces } from './workspaces';
-import { teardownWorktree } from './worktrees';
+import { tearDownWorktrees } from './worktrees';
 
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
@@ -151,7 +151,12 @@ export class Panes {
   async close(panes: PaneRecord[], options: { unlessBusy?: boolean; forceWorktree?: boolean } = {}): Promise<WorktreeTeardown[]> {
     const reachable = await this.ctx.host.reachable();
     if (options.unlessBusy) this.refuseBusy(panes, reachable);
-    if (reachable) await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
+    for (const pane of panes) this.mirror.closing.add(pane.session);
+    try {
+      if (reachable) await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
+    } finally {
+      for (const pane of panes) this.mirror.closing.delete(pane.session);
+    }
     for (const pane of panes) {
       // A host out of reach still holds the session: it is stopped and removed whenever the host
       // shows it again (answers, or is replaced and lists it as lost), never adopted back as a pane.
@@ -159,24 +164,6 @@ export class Panes {
       this.mirror.forget(pane.session);
       this.workspaces.closePane(pane, true);
     }
-    const outcomes: WorktreeTeardown[] = [];
-    for (const pane of panes) {
-      const worktree = pane.managed_worktree;
-      if (!worktree) continue;
-      const inUse = reachable ? this.worktreeInUse(worktree.path) : 'a live session may still work in it: the host does not answer';
-      const outcome = teardownWorktree(worktree, inUse, options.forceWorktree);
-      this.ctx.log(`worktree ${worktree.path}: ${outcome.removed ? 'removed' : `kept: ${outcome.reason}`}`);
-      outcomes.push({ surface_id: pane.surface_id, path: worktree.path, branch: worktree.branch, ...outcome });
-    }
-    return outcomes;
-  }
-
-  private worktreeInUse(path: string): string | null {
-    const used = [...this.ctx.model.allPanes()].some((p) => {
-      const view = this.ctx.views.get(p.session);
-      const cwd = view?.foregroundCwd ?? p.cwd;
-      return view?.lifecycle === 'live' && (cwd === path || cwd.startsWith(path + '/'));
-    });
-    return used ? 'a live session works in it' : null;
+    return tearDownWorktrees(this.ctx, panes, reachable, options.forceWorktree);
   }
 }

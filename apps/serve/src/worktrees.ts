@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import type { ManagedWorktree } from '@paneflow/protocol';
+import type { ManagedWorktree, WorktreeTeardown } from '@paneflow/protocol';
+import type { ServeContext } from './context';
+import type { PaneRecord } from './model';
 
 /** What teardown did with one worktree: removed, or kept and why. */
 export interface TeardownOutcome {
@@ -43,4 +45,31 @@ export function teardownWorktree(worktree: ManagedWorktree, inUse: string | null
     const stderr = (error as { stderr?: string }).stderr?.trim();
     return { removed: false, reason: `git failed: ${stderr || (error as Error).message}` };
   }
+}
+
+/**
+ * The teardown of the managed worktrees of panes that have left the model, whichever way they left
+ * (closed, or removed at the host): each by `teardownWorktree`, kept while a live session of another
+ * pane works in it, or while the host does not answer (its sessions may still).
+ */
+export function tearDownWorktrees(ctx: ServeContext, panes: PaneRecord[], hostReachable: boolean, force = false): WorktreeTeardown[] {
+  const outcomes: WorktreeTeardown[] = [];
+  for (const pane of panes) {
+    const worktree = pane.managed_worktree;
+    if (!worktree) continue;
+    const inUse = hostReachable ? worktreeInUse(ctx, worktree.path) : 'a live session may still work in it: the host does not answer';
+    const outcome = teardownWorktree(worktree, inUse, force);
+    ctx.log(`worktree ${worktree.path}: ${outcome.removed ? 'removed' : `kept: ${outcome.reason}`}`);
+    outcomes.push({ surface_id: pane.surface_id, path: worktree.path, branch: worktree.branch, ...outcome });
+  }
+  return outcomes;
+}
+
+function worktreeInUse(ctx: ServeContext, path: string): string | null {
+  const used = [...ctx.model.allPanes()].some((p) => {
+    const view = ctx.views.get(p.session);
+    const cwd = view?.foregroundCwd ?? p.cwd;
+    return view?.lifecycle === 'live' && (cwd === path || cwd.startsWith(path + '/'));
+  });
+  return used ? 'a live session works in it' : null;
 }
