@@ -464,7 +464,7 @@ test('prefix ? shows the keys until a key is pressed, c opens a new workspace, a
   await screen(window, (l) => /▸ 0 /.test(text(l)), 'workspace 0 marked');
 });
 
-test('closing a pane whose agent waits for you asks first', async () => {
+test('closing a pane whose agent waits for you asks first, and so does closing its workspace (prefix &)', async () => {
   const ids = await workspace('waiting-close', [
     { name: 'asker', command: 'claude --work-ms 100', focus: true },
     { name: 'bystander', command: SHELL },
@@ -487,6 +487,17 @@ test('closing a pane whose agent waits for you asks first', async () => {
   window.type('n');
   await screen(window, (l) => !text(l).includes('Close bystander?'), 'kept');
   expect((await home.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id)).toContain(ids.bystander);
+  // Prefix & closes the whole workspace by the same rule: asked, n keeps it, y closes it.
+  window.keys('C-b', '&');
+  await screen(window, (l) => text(l).includes(`Close workspace waiting-close? surface ${ids.bystander} (bystander):`), 'the question for the workspace');
+  window.type('n');
+  await screen(window, (l) => !text(l).includes('Close workspace'), 'the workspace kept');
+  expect((await home.rpc('workspace.list', {})).workspaces.map((w) => w.name)).toContain('waiting-close');
+  window.keys('C-b', '&');
+  await screen(window, (l) => text(l).includes('Close workspace waiting-close?'), 'asked again');
+  window.type('y');
+  await until(async () => !(await home.rpc('workspace.list', {})).workspaces.some((w) => w.name === 'waiting-close') || null, 'the workspace closed');
+  await screen(window, (l) => !text(l).includes('waiting-close'), 'gone from the sidebar');
 });
 
 test('a program that asked for mouse reports gets the click, in its own coordinates and encoding', async () => {

@@ -407,6 +407,41 @@ describe('the renderer against a real instance', () => {
     await page.keyboard.press('Control+Shift+W');
     await until(async () => !(await listed()).includes(keys), 'the focused shell closed by Ctrl+Shift+W');
   });
+
+  test('a workspace tab’s × closes every pane in it by the same rule: asked while an agent waits (Cancel keeps all), closed at once when nothing runs', async () => {
+    const SH = 'PS1="ready$ " exec bash --norc --noprofile -i';
+    const names = async () => (await home.rpc('workspace.list', {})).workspaces.map((w) => w.name);
+    const up = await home.rpc('workspace.up', { name: 'whole', layout: 'even_h', panes: [pane('whole-sh', SH), pane('whole-asker', 'claude --work-ms 1500')] });
+    const [sh, asker] = up.surfaces.map((s) => s.surface_id);
+    const row = page.locator('.tab-row', { has: page.locator('.tab', { hasText: 'whole' }) });
+    await row.locator('.tab').click();
+    await until(async () => (await paneText(sh)).includes('ready$'), 'the shell’s prompt');
+    expect(home.run(['send', 'whole-asker', 'please ask permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await rowMark(asker)) === 'need_you', 'Need you');
+    const dialog = page.locator('.confirm');
+    await row.hover();
+    await row.locator('.tab-close').click();
+    await dialog.waitFor({ timeout: 5000 });
+    expect(await dialog.locator('.message').textContent()).toContain(`surface ${asker} (whole-asker): its agent is waiting_for_input`);
+    await dialog.locator('.cancel').click();
+    expect(await names()).toContain('whole');
+    expect((await home.rpc('surface.list', { workspace_id: up.workspace.id })).surfaces).toHaveLength(2);
+    await row.hover();
+    await row.locator('.tab-close').click();
+    await dialog.locator('.confirm-close').click();
+    await until(async () => !(await names()).includes('whole') || null, 'the workspace closed on Close');
+    await until(async () => (await page.locator('.tab', { hasText: 'whole' }).count()) === 0, 'its tab gone');
+
+    // Nothing running: no question.
+    const quiet = await home.rpc('workspace.up', { name: 'quiet', layout: 'even_h', panes: [pane('quiet-sh', SH)] });
+    const quietRow = page.locator('.tab-row', { has: page.locator('.tab', { hasText: 'quiet' }) });
+    await quietRow.locator('.tab').click();
+    await until(async () => (await paneText(quiet.surfaces[0].surface_id)).includes('ready$'), 'the shell’s prompt');
+    await quietRow.hover();
+    await quietRow.locator('.tab-close').click();
+    await until(async () => !(await names()).includes('quiet') || null, 'closed at once');
+    expect(await dialog.count()).toBe(0);
+  });
   test('the new-pane menu offers a shell and the runtimes’ presets; a preset opens a pane running its command with its env', async () => {
     await page.locator('.tab', { hasText: 'shells' }).click();
     await until(async () => (await page.locator(`.pane[data-surface="${shell}"]`).count()) === 1, 'the shells workspace in front');

@@ -26,6 +26,8 @@ export interface CommandFace {
   detach(): void;
 }
 
+type Closing = { pane: number } | { workspace: number };
+
 /**
  * What the keys after the prefix do (tmux's, apps/cli/README.md *paneflow attach*), and the pane
  * actions they share with plain keys and the mouse: focus, close (asking first when serve says
@@ -34,8 +36,8 @@ export interface CommandFace {
 export class Commands {
   /** Panes whose restart this face asked for and serve has not answered yet. */
   private readonly restarting = new Set<number>();
-  /** The pane a close question is about. */
-  private closing: number | null = null;
+  /** What the question on screen would close: a pane, or a workspace (by index). */
+  private closing: Closing | null = null;
 
   constructor(private readonly face: CommandFace) {}
 
@@ -83,8 +85,15 @@ export class Commands {
           if (mirror) face.setMode({ kind: 'scroll', search: null, typing: false, match: null });
           return;
         }
-        case 'x':
-          return this.askToClose();
+        case 'x': {
+          if (!focused) return;
+          return this.askToClose({ pane: focused }, face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`);
+        }
+        case '&': {
+          const workspace = face.picture.active;
+          if (!workspace) return;
+          return this.askToClose({ workspace: workspace.index }, `workspace ${workspace.name}`);
+        }
         case 'c': {
           const cwd = focused !== null ? face.picture.surfaces.get(focused)?.cwd : undefined;
           await face.request('workspace.create', cwd ? { cwd } : {});
@@ -121,38 +130,37 @@ export class Commands {
   }
 
   /**
-   * REFERENCE.md §1.4, decided by serve like the desktop and `paneflow close`: the pane closes at
-   * once unless serve refuses (`unless_busy`: an agent in its turn, a shell running a program),
-   * and then only after a yes.
+   * REFERENCE.md §1.4, decided by serve like the desktop and `paneflow close`: a pane (or each pane
+   * of a workspace) closes at once unless serve refuses (`unless_busy`: an agent in its turn, a
+   * shell running a program), and then only after a yes.
    */
-  private async askToClose(): Promise<void> {
+  private async askToClose(target: Closing, label: string): Promise<void> {
     const { face } = this;
-    const focused = face.picture.active?.focus;
-    if (!focused) return;
     try {
-      await this.close(focused, true);
+      await this.close(target, true);
     } catch (error) {
       const { reason, message } = error as { reason?: string; message: string };
       if (!asksToClose(reason)) return face.say(message);
-      const name = face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`;
-      this.closing = focused;
-      face.setMode({ kind: 'confirm', question: displayText(`Close ${name}? ${message.replace(/^close needs confirmation: /, '')}.`) });
+      this.closing = target;
+      face.setMode({ kind: 'confirm', question: displayText(`Close ${label}? ${message.replace(/^close needs confirmation: /, '')}.`) });
     }
   }
 
   /** The answer to the question `askToClose` asked. */
   confirmed(yes: boolean): void {
     this.face.setMode({ kind: 'normal' });
-    const surfaceId = this.closing;
+    const target = this.closing;
     this.closing = null;
-    if (yes && surfaceId !== null) void this.close(surfaceId, false).catch((error: Error) => this.face.say(error.message));
+    if (yes && target !== null) void this.close(target, false).catch((error: Error) => this.face.say(error.message));
   }
 
-  private async close(surfaceId: number, unlessBusy: boolean): Promise<void> {
-    const { worktrees } = await this.face.request('surface.close', { surface_id: surfaceId, ...(unlessBusy ? { unless_busy: true } : {}) });
-    if (this.face.zoomed === surfaceId) this.face.zoomed = null;
+  private async close(target: Closing, unlessBusy: boolean): Promise<void> {
+    const { face } = this;
+    const options = unlessBusy ? { unless_busy: true } : {};
+    const { worktrees } = 'pane' in target ? await face.request('surface.close', { surface_id: target.pane, ...options }) : await face.request('workspace.close', { index: target.workspace, ...options });
+    if ('workspace' in target || face.zoomed === target.pane) face.zoomed = null;
     const kept = worktrees.filter((w) => !w.removed);
-    if (kept.length > 0) this.face.say(displayText(kept.map((w) => `worktree kept: ${w.path}${w.reason ? ` (${w.reason})` : ''}`).join('; ')));
+    if (kept.length > 0) face.say(displayText(kept.map((w) => `worktree kept: ${w.path}${w.reason ? ` (${w.reason})` : ''}`).join('; ')));
   }
 
   /** Starts an ended agent pane again: its conversation resumed, or (after a failed resume) its launch anew. */

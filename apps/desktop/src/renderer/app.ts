@@ -216,10 +216,15 @@ export class App {
   private renderTabs(): void {
     this.tabs.replaceChildren(
       ...this.workspaces.map((w) => {
+        const row = el('div', 'tab-row');
         const tab = el('button', `tab${w.active ? ' active' : ''}`, displayText(w.name));
         tab.dataset.workspace = String(w.index);
         tab.onclick = () => void this.api.request('workspace.select', { index: w.index });
-        return tab;
+        const close = el('button', 'tab-close', '×');
+        close.title = 'Close this workspace and every pane in it';
+        close.onclick = () => void this.close({ workspace: w.index });
+        row.append(tab, close);
+        return row;
       }),
     );
   }
@@ -315,7 +320,7 @@ export class App {
     launch.onclick = () => this.newPaneMenu(surface.surface_id, header);
     const close = el('button', 'close-button', '×');
     close.title = 'Close this pane (Ctrl+Shift+W)';
-    close.onclick = () => void this.close(surface.surface_id);
+    close.onclick = () => void this.close({ pane: surface.surface_id });
     header.append(title, declared, subagents, resume, find, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
@@ -333,7 +338,7 @@ export class App {
       }
       if (event.ctrlKey && event.shiftKey && event.key.toLowerCase() === 'w') {
         event.preventDefault();
-        void this.close(surface.surface_id);
+        void this.close({ pane: surface.surface_id });
       }
     });
     const answers = new AnswerBox(this.api, this.inbox, 'pane-answers', (message) => this.notice(message));
@@ -414,17 +419,20 @@ export class App {
   }
 
   /**
-   * Closes a pane by REFERENCE §1.4's policy: at once when nothing runs in it; when serve says it
-   * needs confirmation (an agent in its turn, a shell running a program) only after you confirm;
-   * when the host does not answer, after you confirm a warning that nothing can be stopped.
+   * Closes a pane, or a workspace's every pane, by REFERENCE §1.4's policy: at once when nothing
+   * runs there; when serve says one needs confirmation (an agent in its turn, a shell running a
+   * program) only after you confirm; when the host does not answer, after you confirm a warning
+   * that nothing can be stopped.
    */
-  async close(surfaceId: number): Promise<void> {
-    const first = await this.api.settle('surface.close', { surface_id: surfaceId, unless_busy: true });
+  async close(target: { pane: number } | { workspace: number }): Promise<void> {
+    const request = (options: { unless_busy?: true }) =>
+      'pane' in target ? this.api.settle('surface.close', { surface_id: target.pane, ...options }) : this.api.settle('workspace.close', { index: target.workspace, ...options });
+    const first = await request({ unless_busy: true });
     let outcome = first;
     if ('error' in first) {
       if (!asksToClose(first.error.reason)) return this.notice(`Not closed: ${first.error.message}`);
       if (!(await this.confirm(first.error.message, first.error.reason!))) return;
-      outcome = await this.api.settle('surface.close', { surface_id: surfaceId });
+      outcome = await request({});
       if ('error' in outcome) return this.notice(`Not closed: ${outcome.error.message}`);
     }
     const { worktrees } = (outcome as { result: { worktrees: WorktreeTeardown[] } }).result;
