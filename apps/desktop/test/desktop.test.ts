@@ -545,6 +545,24 @@ describe('the renderer against a real instance', () => {
     }
   });
 
+  test('an agent hidden by the config’s visibility key leaves the sidebar, and comes back when the key is set again', async () => {
+    const up = await home.rpc('workspace.up', { name: 'seen', layout: 'even_h', panes: [pane('visible-one', 'claude --work-ms 100')] });
+    const agent = up.surfaces[0].surface_id;
+    const row = page.locator(`.agent[data-surface="${agent}"]`);
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
+    try {
+      home.writeConfig({ show_agent_claude_code: false });
+      await row.waitFor({ state: 'detached' });
+      expect(home.run(['ps']).stdout).not.toContain('visible-one');
+      home.writeConfig({});
+      await row.waitFor();
+      expect(home.run(['ps']).stdout).toContain('visible-one');
+    } finally {
+      home.writeConfig({});
+      await home.rpc('surface.close', { surface_id: agent });
+    }
+  });
+
   test("an agent's running subagents are counted in its sidebar row and its pane header, in the same words", async () => {
     const up = await home.rpc('workspace.up', { name: 'helpers', layout: 'even_h', panes: [pane('chief', 'claude --work-ms 60000')] });
     const chief = up.surfaces[0].surface_id;

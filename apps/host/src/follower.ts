@@ -47,7 +47,7 @@ export class Follower {
     private readonly connection: FollowerConnection,
     private readonly source: FollowerSource,
     /** Frames held before the queue is replaced by one snapshot (the follower's `max_frames`). */
-    private readonly maxFrames = FOLLOWER_MAX_FRAMES,
+    readonly maxFrames = FOLLOWER_MAX_FRAMES,
   ) {}
 
   get closed(): boolean {

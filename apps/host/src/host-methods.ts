@@ -47,6 +47,8 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const peaks = {
         follower_queued_frames_peak: Math.max(0, ...followers.map((f) => f.peakQueuedFrames)),
         follower_held_bytes_peak: Math.max(0, ...followers.map((f) => f.peakHeldBytes)),
+        // The most frames any follower asked the host to hold for it (its `max_frames`).
+        follower_max_frames: Math.max(0, ...followers.map((f) => f.maxFrames)),
         // Manifests held in memory because the home refused them: serve reports the home degraded.
         manifests_unwritten: manifests.unwrittenCount,
       };

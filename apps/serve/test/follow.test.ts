@@ -1,3 +1,5 @@
+import { connectHost } from '@paneflow/instance/connect';
+import { FOLLOW_QUEUE_FRAMES } from '@paneflow/protocol';
 import { until } from '@paneflow/testing';
 import { startInstance, type Instance } from './helpers';
 
@@ -37,4 +39,15 @@ test('a host that hangs past the read timeout is dropped and followed again once
   }
   await until(() => follows() === 2 || null, 'serve follows the host again');
   expect((await pf.call('surface.status', { surface_id })).lifecycle).toBe('live');
+});
+
+test('serve asks the host to hold at most its follow queue of frames for it, not the host’s default', async () => {
+  const { connection } = await connectHost(pf.endpoints, 'serve-test');
+  try {
+    const { counters } = await connection.request('host.status', {});
+    expect(counters.followers).toBe(1);
+    expect(counters.follower_max_frames).toBe(FOLLOW_QUEUE_FRAMES);
+  } finally {
+    connection.destroy();
+  }
 });

@@ -93,7 +93,10 @@ test('a mirror across a host crash: lost, then host_replaced while the new host 
   await until(() => mirror.events.some((e) => e.kind === 'host_replaced'), 'the new host does not hold the session');
   expect(mirror.events.findIndex((e) => e.kind === 'lost')).toBeLessThan(mirror.events.findIndex((e) => e.kind === 'host_replaced'));
   const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
-  await home.rpc('surface.restart', { surface_id: surfaces.find((s) => s.session === session)!.surface_id });
+  const surface_id = surfaces.find((s) => s.session === session)!.surface_id;
+  // The mirror hears from the new host directly; serve learns of the loss when it follows that host.
+  await until(async () => (await home.rpc('surface.status', { surface_id })).lifecycle === 'lost' || null, 'serve sees the session lost');
+  await home.rpc('surface.restart', { surface_id });
   const mark = mirror.events.length;
   await until(() => mirror.events.slice(mark).some((e) => e.kind === 'attached'), 'attached to the restarted session');
   await until(() => /ready\$ /.test(mirror.events.slice(mark).map((e) => e.text ?? '').join('')), 'the new prompt');
