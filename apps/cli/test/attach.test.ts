@@ -363,6 +363,13 @@ test('scrolled past the 10,000 rows it keeps, a pane shows the host’s deeper h
   window.type('echo live-$((6*7))');
   window.keys('Enter');
   await screen(window, (l) => text(l).includes('live-42'), 'the live output');
+  // A search begun in the live view that the mirror cannot answer reads the host's history for it.
+  window.keys('C-b', '[');
+  window.type('/');
+  window.type('15000');
+  window.keys('Enter');
+  await screen(window, (l) => l.some((line) => /│15000\s/.test(line)), 'line 15000, only the host keeps it, found in the history');
+  window.type('q');
 });
 
 /** `paneflow attach` in a window whose output bytes are also kept: what the outer terminal was told. */

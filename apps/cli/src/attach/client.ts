@@ -10,7 +10,7 @@ import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
 import { FramePacer } from './pacing';
-import { scrollKey } from './scroll';
+import { scrollKey, type ScrollStep } from './scroll';
 import type { OuterTerminal } from './tty';
 
 /** How long a lone ESC waits to be the start of a sequence. */
@@ -364,10 +364,20 @@ export class AttachClient implements CommandFace {
     const mode = this.mode;
     if (!mirror || mode.kind !== 'scroll') return this.setMode({ kind: 'normal' });
     const step = scrollKey(mirror, mode, event);
-    if (!step) return;
+    if (step) this.applyScrollStep(step);
+  }
+
+  private applyScrollStep(step: ScrollStep): void {
     if (step.mode) this.setMode(step.mode);
     else this.invalidate();
     if (step.note) this.say(step.note);
+    const shown = this.mode;
+    // Applied only while the user is still where the step started (not out of scroll mode, no other key).
+    void step.later?.then((next) => {
+      if (this.mode !== shown) return;
+      this.say(null);
+      this.applyScrollStep(next);
+    });
   }
 
   private mouse(event: MouseEvent): void {

@@ -111,6 +111,30 @@ export class PaneMirror {
     else if (wanted > bottom && this.history === 'none') void this.readHistory(wanted - bottom);
   }
 
+  /**
+   * Whether the host may keep rows above the mirror's top that are not read yet (the mirror's
+   * checkpoint may have carried fewer than it keeps, so any scrollback may have more above it).
+   */
+  get historyUnread(): boolean {
+    return this.history === 'none' && this.term.buffer.active.baseY > 0;
+  }
+
+  /**
+   * Reads the host's history and shows it from the line in view (for a search that found nothing
+   * in the mirror). Resolves to how far the mirror's line numbers move in it, or null when there is
+   * nothing more to read or the user went back to the bottom meanwhile.
+   */
+  async showHistory(): Promise<number | null> {
+    const liveRows = this.term.buffer.active.baseY;
+    const scrolledBack = this.scrolledBack;
+    // Off the bottom, or the history, once read, would be let go at once.
+    this.scrolledBack = Math.max(1, scrolledBack);
+    await this.readHistory(0);
+    if (this.history instanceof Terminal) return this.history.buffer.active.baseY - liveRows;
+    if (this.scrolledBack === 1 && scrolledBack === 0) this.scrolledBack = 0;
+    return null;
+  }
+
   /** Back at the bottom, following the output. */
   follow(): void {
     this.scrolledBack = 0;

@@ -4,10 +4,14 @@ import type { PaneMirror } from './mirror';
 
 type ScrollMode = Extract<Mode, { kind: 'scroll' }>;
 
-/** What a key did in scroll mode: the mode that follows, if it changed, and a note to show. */
+/**
+ * What a key did in scroll mode: the mode that follows, if it changed, a note to show, and a step
+ * still to come (a search that reads the host's history first).
+ */
 export interface ScrollStep {
   mode?: Mode;
   note?: string;
+  later?: Promise<ScrollStep>;
 }
 
 /**
@@ -60,7 +64,10 @@ export function scrollKey(mirror: PaneMirror, mode: ScrollMode, event: KeyEvent)
   }
 }
 
-/** Finds the pattern, case-insensitively, going back from the line shown (or the last match). */
+/**
+ * Finds the pattern, case-insensitively, going back from the line shown (or the last match); not
+ * in the mirror, it reads the host's deeper history and goes on there.
+ */
 function search(mirror: PaneMirror, mode: ScrollMode, pattern: string, again: boolean): ScrollStep {
   if (pattern === '') return { mode: { kind: 'scroll', search: null, typing: false, match: null } };
   const needle = pattern.toLowerCase();
@@ -72,5 +79,13 @@ function search(mirror: PaneMirror, mode: ScrollMode, pattern: string, again: bo
     mirror.scrolledBack = Math.min(bottom, Math.max(0, bottom - (line - Math.floor(mirror.size.rows / 2))));
     return { mode: { kind: 'scroll', search: pattern, typing: false, match: line } };
   }
-  return { mode: { kind: 'scroll', search: pattern, typing: false, match: mode.match }, note: `not found: ${pattern}` };
+  const notFound: ScrollStep = { mode: { kind: 'scroll', search: pattern, typing: false, match: mode.match }, note: `not found: ${pattern}` };
+  if (!mirror.historyUnread) return notFound;
+  const later = mirror.showHistory().then((moved) => {
+    if (moved === null) return notFound;
+    // The last match's line, numbered in the history now shown.
+    const match = mode.match === null ? null : mode.match + moved;
+    return search(mirror, { ...mode, match }, pattern, again && match !== null);
+  });
+  return { mode: { kind: 'scroll', search: pattern, typing: false, match: mode.match }, note: `searching the host's history for ${pattern}…`, later };
 }

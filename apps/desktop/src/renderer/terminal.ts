@@ -84,7 +84,8 @@ export class PaneTerminal {
     this.term.loadAddon(new WebLinksAddon());
     swallowRequests(this.term);
     this.term.onScroll((top) => {
-      if (top === 0 && this.history === 'none' && this.term.buffer.active.baseY >= MIRROR_SCROLLBACK) void this.readHistory(true);
+      // Any scrollback: its checkpoint may have carried fewer rows than the mirror keeps.
+      if (top === 0 && this.history === 'none' && this.term.buffer.active.baseY > 0) void this.readHistory(true);
     });
     this.term.onData((data) => {
       // The face being used sets the size (tmux's window-size latest).
@@ -211,7 +212,7 @@ export class PaneTerminal {
   async find(text: string): Promise<boolean> {
     const options = { caseSensitive: false };
     if (this.shown().search.findNext(text, options)) return true;
-    if (this.history !== 'none' || this.term.buffer.active.baseY < MIRROR_SCROLLBACK) return false;
+    if (this.history !== 'none' || this.term.buffer.active.baseY === 0) return false;
     const history = await this.readHistory(false);
     return history?.search.findNext(text, options) ?? false;
   }
