@@ -121,7 +121,7 @@ describe('with scripting on', () => {
     // A script that names the prompt it read (--seq) is refused the later one too, before anything is typed.
     const named = home.run(['answer', String(first), 'yes', '--seq', String(seen.state_seq)]);
     expect(named.code).toBe(1);
-    expect(named.stderr).toContain(`not_waiting: surface ${first} waits at a later prompt (state_seq ${later.state_seq}, not ${seen.state_seq}); nothing was typed`);
+    expect(named.stderr).toContain(`not_waiting: surface ${first} is waiting_for_input at state_seq ${later.state_seq}, not waiting at ${seen.state_seq}`);
     expect(state(home, first)).toMatchObject({ state: 'waiting_for_input', state_seq: later.state_seq });
     expect(home.run(['read', String(first), '--raw']).stdout).not.toMatch(/format disk permission[\s\S]*allowed/);
 

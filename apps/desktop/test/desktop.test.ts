@@ -125,7 +125,9 @@ describe('the renderer against a real instance', () => {
     const rows = screenRows;
     const drag = (screen: Locator, to: 'top' | 'bottom') => dragScrollbar(page, screen, to);
 
-    // The mirror holds 10,000 rows: its top is still about 20,000 lines after the first.
+    // The mirror holds 10,000 rows: its top is still about 20,000 lines after the first. The
+    // keyboard is in the pane, so the history takes it (Escape goes there).
+    await box.click();
     await drag(live, 'top');
     await history.waitFor({ state: 'visible' });
     const liveTop = (await rows(live))[0];
@@ -145,7 +147,7 @@ describe('the renderer against a real instance', () => {
     await find.fill('deep-000005');
     await find.press('Enter');
     await until(async () => (await page.evaluate((id) => window.paneflowApp.paneSelection(id), deep)) === 'deep-000005', 'the match selected in the history');
-    expect(await rows(history)).toContain('deep-000005');
+    await until(async () => (await rows(history)).includes('deep-000005'), 'the match drawn in the history');
     await find.press('Escape');
     await box.locator('.history-bar button').click();
     await history.waitFor({ state: 'detached' });

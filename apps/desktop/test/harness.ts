@@ -108,7 +108,7 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
     const calls = dispatcher(bridge, push, (notice) => notices.push(notice));
     await page.exposeBinding('__paneflowInvoke', (_source, channel: string, args: unknown[]) => calls.call(channel, args));
     await page.addInitScript({ content: await pageScript() });
-    page.on('pageerror', (error) => errors.push(`renderer: ${error.stack}`));
+    page.on('pageerror', (error) => errors.push(`renderer: ${error.stack ?? error.message}`));
     await page.goto(url);
     await page.waitForSelector('body[data-ready="true"]');
     return { page, notices, errors, close };

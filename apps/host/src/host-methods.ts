@@ -47,12 +47,19 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const peaks = {
         follower_queued_frames_peak: Math.max(0, ...followers.map((f) => f.peakQueuedFrames)),
         follower_held_bytes_peak: Math.max(0, ...followers.map((f) => f.peakHeldBytes)),
-        // The most frames any follower asked the host to hold for it (its `max_frames`).
-        follower_max_frames: Math.max(0, ...followers.map((f) => f.maxFrames)),
         // Manifests held in memory because the home refused them: serve reports the home degraded.
         manifests_unwritten: manifests.unwrittenCount,
       };
-      return { ...host.hello(), pid: process.pid, sessions: counts, counters: { ...host.counters, manifests_written: manifests.written, scans, followers: host.followers.size, ...peaks } };
+      const counters = {
+        ...host.counters,
+        manifests_written: manifests.written,
+        scans,
+        followers: host.followers.size,
+        // The most frames a connected follower may have held for it now (its `max_frames`).
+        follower_max_frames: Math.max(0, ...followers.map((f) => f.maxFrames)),
+        ...peaks,
+      };
+      return { ...host.hello(), pid: process.pid, sessions: counts, counters };
     },
     'host.shutdown': async ({ force }) => {
       const live = [...sessions.values()].filter((s) => s.lifecycle === 'live').map((s) => s.id);

@@ -29,8 +29,8 @@ export class SessionMirror {
    * removed, never adopted.
    */
   private readonly abandoned = new Set<string>();
-  /** Sessions serve removes itself (`Panes.close`): the host's word that one is removed is no news. */
-  readonly closing = new Set<string>();
+  /** Sessions serve is removing itself, counted (`Panes.stopAndRemove`): the host's word that one is gone is no news. */
+  private readonly removing = new Map<string, number>();
   private readonly discarding = new Set<string>();
   private readonly surfaceTimers = new Map<number, NodeJS.Timeout>();
   private readonly surfaceSentAt = new Map<number, number>();
@@ -76,7 +76,7 @@ export class SessionMirror {
     }
     for (const session of views.keys()) if (!present.has(session)) this.forget(session);
     // Sessions the host no longer has: their panes go, and their worktrees by the one rule.
-    const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session));
+    const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session) && !this.removing.has(pane.session));
     for (const pane of gone) this.workspaces.closePane(pane, false);
     tearDownWorktrees(this.ctx, gone, true);
     model.changed();
@@ -122,6 +122,16 @@ export class SessionMirror {
    * One the host has made (`made`, or frames came for it) is stopped and removed now; one it may
    * still make is when it shows (`hold`, a snapshot, a rebuild).
    */
+  /** Marks a session that serve itself is removing, until the returned function is called. */
+  removingItself(session: string): () => void {
+    this.removing.set(session, (this.removing.get(session) ?? 0) + 1);
+    return () => {
+      const left = (this.removing.get(session) ?? 1) - 1;
+      if (left > 0) this.removing.set(session, left);
+      else this.removing.delete(session);
+    };
+  }
+
   abandon(session: string, made: boolean): void {
     this.abandoned.add(session);
     if (made || this.heldFrames.has(session)) this.discard(session);
@@ -180,7 +190,7 @@ export class SessionMirror {
       this.abandoned.delete(frame.session);
       this.forget(frame.session);
       const pane = this.ctx.model.paneBySession(frame.session);
-      if (pane && !this.closing.has(frame.session)) {
+      if (pane && !this.removing.has(frame.session)) {
         this.workspaces.closePane(pane, true);
         tearDownWorktrees(this.ctx, [pane], true);
       }

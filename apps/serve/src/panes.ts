@@ -106,8 +106,14 @@ export class Panes {
 
   /** Stops a pane's session and forgets it in the host; a session already gone is fine. */
   async stopAndRemove(session: string): Promise<void> {
-    await this.ctx.host.request('session.stop', { session }, 15_000).catch(() => undefined);
-    await this.ctx.host.request('session.remove', { session }).catch(() => undefined);
+    // The caller takes the pane out itself: the host's `removed` for it must not do it first.
+    const done = this.mirror.removingItself(session);
+    try {
+      await this.ctx.host.request('session.stop', { session }, 15_000).catch(() => undefined);
+      await this.ctx.host.request('session.remove', { session }).catch(() => undefined);
+    } finally {
+      done();
+    }
   }
 
   /**
@@ -151,12 +157,7 @@ export class Panes {
   async close(panes: PaneRecord[], options: { unlessBusy?: boolean; forceWorktree?: boolean } = {}): Promise<WorktreeTeardown[]> {
     const reachable = await this.ctx.host.reachable();
     if (options.unlessBusy) this.refuseBusy(panes, reachable);
-    for (const pane of panes) this.mirror.closing.add(pane.session);
-    try {
-      if (reachable) await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
-    } finally {
-      for (const pane of panes) this.mirror.closing.delete(pane.session);
-    }
+    if (reachable) await Promise.all(panes.map((p) => this.stopAndRemove(p.session)));
     for (const pane of panes) {
       // A host out of reach still holds the session: it is stopped and removed whenever the host
       // shows it again (answers, or is replaced and lists it as lost), never adopted back as a pane.

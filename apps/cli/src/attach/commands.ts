@@ -26,7 +26,8 @@ export interface CommandFace {
   detach(): void;
 }
 
-type Closing = { pane: number } | { workspace: number };
+/** A pane by id, or a workspace by id (its index is looked up when closing: others may come and go meanwhile). */
+type Closing = { pane: number } | { workspace: string };
 
 /**
  * What the keys after the prefix do (tmux's, apps/cli/README.md *paneflow attach*), and the pane
@@ -89,11 +90,9 @@ export class Commands {
           if (!focused) return;
           return this.askToClose({ pane: focused }, face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`);
         }
-        case '&': {
-          const workspace = face.picture.active;
+        case '&':
           if (!workspace) return;
-          return this.askToClose({ workspace: workspace.index }, `workspace ${workspace.name}`);
-        }
+          return this.askToClose({ workspace: workspace.id }, `workspace ${workspace.name}`);
         case 'c': {
           const cwd = focused !== null ? face.picture.surfaces.get(focused)?.cwd : undefined;
           await face.request('workspace.create', cwd ? { cwd } : {});
@@ -157,7 +156,9 @@ export class Commands {
   private async close(target: Closing, unlessBusy: boolean): Promise<void> {
     const { face } = this;
     const options = unlessBusy ? { unless_busy: true } : {};
-    const { worktrees } = 'pane' in target ? await face.request('surface.close', { surface_id: target.pane, ...options }) : await face.request('workspace.close', { index: target.workspace, ...options });
+    const index = 'workspace' in target ? face.picture.workspaces.find((w) => w.id === target.workspace)?.index : undefined;
+    if ('workspace' in target && index === undefined) return face.say('that workspace is closed already');
+    const { worktrees } = 'pane' in target ? await face.request('surface.close', { surface_id: target.pane, ...options }) : await face.request('workspace.close', { index, ...options });
     if ('workspace' in target || face.zoomed === target.pane) face.zoomed = null;
     const kept = worktrees.filter((w) => !w.removed);
     if (kept.length > 0) face.say(displayText(kept.map((w) => `worktree kept: ${w.path}${w.reason ? ` (${w.reason})` : ''}`).join('; ')));

@@ -40,13 +40,13 @@ export const run: Record<string, Run> = {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
     const item = (await request('fleet.inbox', {})).items.find((i) => i.surface_id === target.surface_id);
     if (!item) throw new CliError(`not_waiting: surface ${target.surface_id} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
-    // A script that read the inbox names the prompt it saw: a later one is never answered for it.
-    const seen = flag<number>(p, 'seq');
-    if (seen !== undefined && seen !== item.state_seq) throw new CliError(`not_waiting: surface ${target.surface_id} waits at a later prompt (state_seq ${item.state_seq}, not ${seen}); nothing was typed`, 1, 'not_waiting');
+
     // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does.
     const workspaceId = process.env.PANEFLOW_WORKSPACE_ID ?? item.workspace_id;
     try {
-      const result = await request('surface.answer', { surface_id: item.surface_id, answer: str(p, 'answer'), state_seq: item.state_seq, scope: scopeOf(p), workspace_id: workspaceId });
+      // A script that read the inbox names the prompt it saw (--seq): serve answers no other.
+      const state_seq = flag<number>(p, 'seq') ?? item.state_seq;
+      const result = await request('surface.answer', { surface_id: item.surface_id, answer: str(p, 'answer'), state_seq, scope: scopeOf(p), workspace_id: workspaceId });
       printJson(result);
       return result.left_waiting ? 0 : 4;
     } catch (error) {

@@ -5,21 +5,15 @@
 import type { InboxItem } from '@paneflow/protocol/status';
 import { displayText, rowMark, type Picture } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
-
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
-  const element = document.createElement(tag);
-  if (className) element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-};
+import { el } from './dom';
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** `fleet.inbox`, kept: read again only when who waits, or a wait's status revision, changed. */
 export class InboxReader {
   items: InboxItem[] = [];
-  /** The waits the items were read for. */
-  private readFor = '';
+  /** The waits the items were read for; null to read again whatever they are. */
+  private readFor: string | null = null;
   private reading: Promise<void> | null = null;
 
   constructor(
@@ -50,7 +44,7 @@ export class InboxReader {
 
   /** Read again at the next refresh (an answer went out). */
   stale(): void {
-    this.readFor = '';
+    this.readFor = null;
   }
 
   waiting(surfaceId: number): InboxItem | undefined {

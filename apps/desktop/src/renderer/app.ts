@@ -11,16 +11,11 @@ import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { AnswerBox, InboxReader } from './answers';
+import { el } from './dom';
 import { SpinnerClock } from './clock';
 import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, subagentsText, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
-  const element = document.createElement(tag);
-  if (className) element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-};
 
 export class App {
   readonly picture = new Picture();
@@ -222,7 +217,7 @@ export class App {
         tab.onclick = () => void this.api.request('workspace.select', { index: w.index });
         const close = el('button', 'tab-close', '×');
         close.title = 'Close this workspace and every pane in it';
-        close.onclick = () => void this.close({ workspace: w.index });
+        close.onclick = () => void this.close({ workspace: w.id });
         row.append(tab, close);
         return row;
       }),
@@ -424,15 +419,24 @@ export class App {
    * program) only after you confirm; when the host does not answer, after you confirm a warning
    * that nothing can be stopped.
    */
-  async close(target: { pane: number } | { workspace: number }): Promise<void> {
-    const request = (options: { unless_busy?: true }) =>
-      'pane' in target ? this.api.settle('surface.close', { surface_id: target.pane, ...options }) : this.api.settle('workspace.close', { index: target.workspace, ...options });
+  async close(target: { pane: number } | { workspace: string }): Promise<void> {
+    // A workspace by id: its index is looked up for each request, since others may come and go while you decide.
+    const workspace = () => this.workspaces.find((w) => 'workspace' in target && w.id === target.workspace);
+    const request = (options: { unless_busy?: true }) => {
+      if ('pane' in target) return this.api.settle('surface.close', { surface_id: target.pane, ...options });
+      const index = workspace()?.index;
+      return index === undefined ? null : this.api.settle('workspace.close', { index, ...options });
+    };
     const first = await request({ unless_busy: true });
+    if (!first) return;
     let outcome = first;
     if ('error' in first) {
       if (!asksToClose(first.error.reason)) return this.notice(`Not closed: ${first.error.message}`);
-      if (!(await this.confirm(first.error.message, first.error.reason!))) return;
-      outcome = await request({});
+      const what = 'workspace' in target ? `Close the workspace ${workspace()?.name ?? ''}? ` : '';
+      if (!(await this.confirm(what + first.error.message, first.error.reason!))) return;
+      const second = await request({});
+      if (!second) return;
+      outcome = second;
       if ('error' in outcome) return this.notice(`Not closed: ${outcome.error.message}`);
     }
     const { worktrees } = (outcome as { result: { worktrees: WorktreeTeardown[] } }).result;

@@ -6,6 +6,7 @@
 import { agentRows, displayText, rowMark, type RowMark } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { AnswerBox } from './answers';
+import { el } from './dom';
 import type { App } from './app';
 
 /** Below this width the phone layout replaces the sidebar and the split tree. */
@@ -21,12 +22,6 @@ const KEYS = [
 ] as const;
 const BADGES: Partial<Record<RowMark, string>> = { working: 'Working', need_you: 'Need you', error: 'Error', done: 'Done', no_status: 'No status', ended: 'Not running' };
 
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) => {
-  const element = document.createElement(tag);
-  if (className) element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-};
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
@@ -46,7 +41,7 @@ export class PhoneLayout {
 
   constructor(
     private readonly app: App,
-    private readonly api: PaneflowApi,
+    api: PaneflowApi,
     root: HTMLElement,
   ) {
     this.home.append(el('h2', undefined, 'Waiting for you'), this.inboxList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);

@@ -62,8 +62,11 @@ export class PaneTerminal {
   private readonly term: Terminal;
   private readonly fit = new FitAddon();
   private readonly search = new SearchAddon();
-  /** Shown while the user reads it; `none` not read (again each time the view reaches the top). */
-  private history: HistoryView | 'none' | 'reading' = 'none';
+  /**
+   * Shown while the user reads it; `none` not read; `all` read and nothing deeper than the mirror
+   * (or the read failed): not asked again until the view has been back at the bottom.
+   */
+  private history: HistoryView | 'none' | 'reading' | 'all' = 'none';
   private detach: (() => void) | null = null;
   /** The size this pane's box fits, and the PTY's size now (the last face that was used set it). */
   private fitted = { cols: 0, rows: 0 };
@@ -84,8 +87,10 @@ export class PaneTerminal {
     this.term.loadAddon(new WebLinksAddon());
     swallowRequests(this.term);
     this.term.onScroll((top) => {
+      const { baseY } = this.term.buffer.active;
       // Any scrollback: its checkpoint may have carried fewer rows than the mirror keeps.
-      if (top === 0 && this.history === 'none' && this.term.buffer.active.baseY > 0) void this.readHistory(true);
+      if (top === 0 && this.history === 'none' && baseY > 0) void this.readHistory();
+      else if (top === baseY && this.history === 'all') this.history = 'none';
     });
     this.term.onData((data) => {
       // The face being used sets the size (tmux's window-size latest).
@@ -117,12 +122,16 @@ export class PaneTerminal {
     });
   }
 
-  /** Ctrl+Shift+C copies the selection, Ctrl+Shift+V pastes (bracketed when the program asked); Ctrl+Shift+W is the page's. */
+  /**
+   * Ctrl+Shift+C copies the selection of the terminal in front, Ctrl+Shift+V pastes into the
+   * program (bracketed when it asked); Ctrl+Shift+W is the page's.
+   */
   private clipboardKey(event: KeyboardEvent): boolean {
     if (event.type !== 'keydown' || !event.ctrlKey || !event.shiftKey) return true;
     const key = event.key.toLowerCase();
-    if (key === 'c' && this.term.hasSelection()) {
-      void navigator.clipboard?.writeText(this.term.getSelection());
+    const { term } = this.shown();
+    if (key === 'c' && term.hasSelection()) {
+      void navigator.clipboard?.writeText(term.getSelection());
       return false;
     }
     if (key === 'v') {
@@ -134,23 +143,27 @@ export class PaneTerminal {
     return key !== 'w';
   }
 
-  /** Reads the host's history and shows it from the line the live view's top stands at. */
-  private async readHistory(focus: boolean): Promise<HistoryView | null> {
+  /**
+   * Reads the host's history and shows it from the line the live view's top stands at; it takes
+   * the keyboard if this pane had it.
+   */
+  private async readHistory(): Promise<HistoryView | null> {
     this.history = 'reading';
     let start: History;
     try {
       start = await this.api.history(this.session);
     } catch {
-      this.history = 'none';
+      this.history = 'all';
       return null;
     }
-    const liveRows = this.term.buffer.active.baseY;
     if (this.history !== 'reading') return null;
+    const liveRows = this.term.buffer.active.baseY;
     // The host keeps nothing the mirror lacks.
     if (start.scrollback_rows <= liveRows) {
-      this.history = 'none';
+      this.history = 'all';
       return null;
     }
+    const hadKeyboard = this.element.contains(document.activeElement);
     const element = document.createElement('div');
     element.className = 'term-history';
     const bar = document.createElement('div');
@@ -170,7 +183,7 @@ export class PaneTerminal {
     term.loadAddon(search);
     swallowRequests(term);
     term.attachCustomKeyEventHandler((event) => {
-      if (event.type !== 'keydown' || event.key !== 'Escape') return true;
+      if (event.type !== 'keydown' || event.key !== 'Escape') return this.clipboardKey(event);
       this.closeHistory();
       return false;
     });
@@ -184,7 +197,7 @@ export class PaneTerminal {
     term.onScroll((top) => {
       if (top === term.buffer.active.baseY) this.closeHistory();
     });
-    if (focus) term.focus();
+    if (hadKeyboard) term.focus();
     return view;
   }
 
@@ -194,8 +207,15 @@ export class PaneTerminal {
     this.history = 'none';
     if (typeof history !== 'object') return;
     history.element.remove();
-    // After the frame xterm may have asked for already: disposed before it, its refresh throws.
-    requestAnimationFrame(() => history.term.dispose());
+    // After the frame xterm may have asked for already (disposed before it, its refresh throws);
+    // a hidden page runs no frames, so a timer lets the rows go there.
+    let disposed = false;
+    const dispose = () => {
+      if (!disposed) history.term.dispose();
+      disposed = true;
+    };
+    requestAnimationFrame(dispose);
+    setTimeout(dispose, 1000);
     this.term.scrollToBottom();
     if (refocus) this.term.focus();
   }
@@ -213,7 +233,7 @@ export class PaneTerminal {
     const options = { caseSensitive: false };
     if (this.shown().search.findNext(text, options)) return true;
     if (this.history !== 'none' || this.term.buffer.active.baseY === 0) return false;
-    const history = await this.readHistory(false);
+    const history = await this.readHistory();
     return history?.search.findNext(text, options) ?? false;
   }
 
