@@ -53,24 +53,25 @@ function reportKept(worktrees: WorktreeTeardown[]): void {
   }
 }
 
-async function workspaceIndex(name: string | undefined): Promise<number> {
+/** The workspace `name` (a name or an index) means, by id: it stays the same while the person answers. */
+async function workspaceId(name: string | undefined): Promise<string> {
   const { workspaces } = await request('workspace.list', {});
   if (name === undefined) {
     const own = process.env.PANEFLOW_WORKSPACE_ID;
     const found = own ? workspaces.find((w) => w.id === own) : workspaces.find((w) => w.active);
     if (!found) throw new CliError(own ? `the workspace ${own} of this pane is gone` : 'no workspace to close', 3);
-    return found.index;
+    return found.id;
   }
   const found = /^\d+$/.test(name) ? workspaces.find((w) => w.index === Number(name)) : workspaces.find((w) => w.name === name);
   if (!found) throw new CliError(`no workspace '${name}'`, 3);
-  return found.index;
+  return found.id;
 }
 
 export async function close(target: string | undefined, options: CloseOptions): Promise<number> {
   const extra = options.forceWorktree ? { force_worktree: true } : {};
   if (options.workspace) {
-    const index = await workspaceIndex(target);
-    const result = await closing((unlessBusy) => request('workspace.close', { index, ...extra, ...(unlessBusy ? { unless_busy: true } : {}) }), options.force);
+    const workspace_id = await workspaceId(target);
+    const result = await closing((unlessBusy) => request('workspace.close', { workspace_id, ...extra, ...(unlessBusy ? { unless_busy: true } : {}) }), options.force);
     printJson(result);
     reportKept(result.worktrees);
     return 0;

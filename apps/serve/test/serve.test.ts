@@ -105,6 +105,21 @@ describe('system and workspaces', () => {
     expect((await pf.hostSessions()).map((m) => m.session).filter((s) => sessions.includes(s))).toEqual([]);
     await until(() => processes.every((p) => !isSameProcess(p.pid, p.started_at)), `pids ${processes.map((p) => p.pid).join(', ')} gone`);
   });
+
+  test('workspace.close by workspace_id closes that workspace wherever it stands now; an unknown id, or an index beside it, is refused and closes nothing', async () => {
+    const first = await pf.call('workspace.create', { cwd: pf.dir, name: 'by-id-first' });
+    const second = await pf.call('workspace.create', { cwd: pf.dir, name: 'by-id-second' });
+    const names = async () => (await pf.call('workspace.list', {})).workspaces.map((w) => w.name);
+    // The first goes by index: the second moves down one, and its id still names it.
+    await pf.call('workspace.close', { index: first.index });
+    const before = await names();
+    await expect(pf.call('workspace.close', { workspace_id: first.id })).rejects.toMatchObject({ code: -32602, data: { reason: 'workspace_not_found' } });
+    await expect(pf.call('workspace.close', { index: 0, workspace_id: second.id })).rejects.toMatchObject({ code: -32602, data: { reason: 'conflicting_params' } });
+    expect(await names()).toEqual(before);
+    const { closed, surfaces } = await pf.call('workspace.close', { workspace_id: second.id });
+    expect([closed, surfaces]).toEqual([second.index - 1, [second.surface_id]]);
+    expect(await names()).not.toContain('by-id-second');
+  });
 });
 
 describe('an agent turn', () => {
@@ -193,12 +208,13 @@ describe('an agent turn', () => {
       const status = await pf.call('surface.status', { surface_id: surface });
       return status.runtime_id === 'codex' ? status : null;
     }, 'seen as codex');
+    // Identified first, then its own report: it may be seen as claude a moment before it declares.
     const asClaude = await until(async () => {
       const status = await pf.call('surface.status', { surface_id: surface });
-      return status.runtime_id === 'claude-code' ? status : null;
-    }, 'seen as claude after the exec');
+      return status.runtime_id === 'claude-code' && status.reason === 'declared' ? status : null;
+    }, 'seen as claude after the exec, declaring');
     expect(asClaude.pid).toBe(asCodex.pid);
-    expect(asClaude).toMatchObject({ tool: 'claude', reason: 'declared' });
+    expect(asClaude.tool).toBe('claude');
   });
 
   test('a pane with no agent says idle and no_agent; its declared status stays on the row', async () => {

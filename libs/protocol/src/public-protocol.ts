@@ -139,8 +139,12 @@ export const PublicMethods = {
     Type.Object({ ...WorkspaceRef.properties, surface_id: SurfaceId }),
   ),
   'workspace.select': method(Type.Object({ index: Type.Integer({ minimum: 0 }) }, closed), Type.Object({ index: Type.Integer(), id: Uuid })),
+  /**
+   * By `index` (default: the active one) or by `workspace_id`, which names the same workspace
+   * however others come and go while a person confirms (the faces and the CLI close by id).
+   */
   'workspace.close': method(
-    Type.Object({ index: Type.Optional(Type.Integer({ minimum: 0 })), ...CloseOptions }, closed),
+    Type.Object({ index: Type.Optional(Type.Integer({ minimum: 0 })), workspace_id: Type.Optional(Uuid), ...CloseOptions }, closed),
     Type.Object({ closed: Type.Integer(), surfaces: Type.Array(SurfaceId), worktrees: Type.Array(WorktreeTeardown) }),
   ),
   'workspace.up': method(

@@ -26,7 +26,7 @@ export interface CommandFace {
   detach(): void;
 }
 
-/** A pane by id, or a workspace by id (its index is looked up when closing: others may come and go meanwhile). */
+/** A pane, or a workspace, by id: the same one however others come and go while the user answers. */
 type Closing = { pane: number } | { workspace: string };
 
 /**
@@ -156,9 +156,7 @@ export class Commands {
   private async close(target: Closing, unlessBusy: boolean): Promise<void> {
     const { face } = this;
     const options = unlessBusy ? { unless_busy: true } : {};
-    const index = 'workspace' in target ? face.picture.workspaces.find((w) => w.id === target.workspace)?.index : undefined;
-    if ('workspace' in target && index === undefined) return face.say('that workspace is closed already');
-    const { worktrees } = 'pane' in target ? await face.request('surface.close', { surface_id: target.pane, ...options }) : await face.request('workspace.close', { index, ...options });
+    const { worktrees } = 'pane' in target ? await face.request('surface.close', { surface_id: target.pane, ...options }) : await face.request('workspace.close', { workspace_id: target.workspace, ...options });
     if ('workspace' in target || face.zoomed === target.pane) face.zoomed = null;
     const kept = worktrees.filter((w) => !w.removed);
     if (kept.length > 0) face.say(displayText(kept.map((w) => `worktree kept: ${w.path}${w.reason ? ` (${w.reason})` : ''}`).join('; ')));

@@ -420,23 +420,17 @@ export class App {
    * that nothing can be stopped.
    */
   async close(target: { pane: number } | { workspace: string }): Promise<void> {
-    // A workspace by id: its index is looked up for each request, since others may come and go while you decide.
-    const workspace = () => this.workspaces.find((w) => 'workspace' in target && w.id === target.workspace);
-    const request = (options: { unless_busy?: true }) => {
-      if ('pane' in target) return this.api.settle('surface.close', { surface_id: target.pane, ...options });
-      const index = workspace()?.index;
-      return index === undefined ? null : this.api.settle('workspace.close', { index, ...options });
-    };
+    // A workspace by id: the same one however others come and go while you decide.
+    const request = (options: { unless_busy?: true }) =>
+      'pane' in target ? this.api.settle('surface.close', { surface_id: target.pane, ...options }) : this.api.settle('workspace.close', { workspace_id: target.workspace, ...options });
     const first = await request({ unless_busy: true });
-    if (!first) return;
     let outcome = first;
     if ('error' in first) {
       if (!asksToClose(first.error.reason)) return this.notice(`Not closed: ${first.error.message}`);
-      const what = 'workspace' in target ? `Close the workspace ${workspace()?.name ?? ''}? ` : '';
+      const name = 'workspace' in target ? this.workspaces.find((w) => w.id === target.workspace)?.name : undefined;
+      const what = name === undefined ? '' : `Close the workspace ${name}? `;
       if (!(await this.confirm(what + first.error.message, first.error.reason!))) return;
-      const second = await request({});
-      if (!second) return;
-      outcome = second;
+      outcome = await request({});
       if ('error' in outcome) return this.notice(`Not closed: ${outcome.error.message}`);
     }
     const { worktrees } = (outcome as { result: { worktrees: WorktreeTeardown[] } }).result;

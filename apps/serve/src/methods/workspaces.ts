@@ -50,10 +50,11 @@ export const workspaceMethods: MethodFamily = ({ ctx, workspaces, panes }) => ({
     workspaces.select(index);
     return { index, id: workspace.id };
   }),
-  'workspace.close': saved(ctx.model, async ({ index, unless_busy, force_worktree }) => {
-    const at = index ?? ctx.model.active;
+  'workspace.close': saved(ctx.model, async ({ index, workspace_id, unless_busy, force_worktree }) => {
+    if (index !== undefined && workspace_id !== undefined) throw invalid('give index or workspace_id, not both', 'conflicting_params', 'workspace_id');
+    const at = workspace_id === undefined ? (index ?? ctx.model.active) : ctx.model.workspaceIndex(workspace_id);
     const workspace = ctx.model.workspaces[at];
-    if (!workspace) throw invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index');
+    if (!workspace) throw workspace_id === undefined ? invalid(`no workspace at index ${at}`, 'index_out_of_range', 'index') : invalid(`no workspace ${workspace_id}`, 'workspace_not_found', 'workspace_id');
     const closing = ctx.model.workspacePanes(workspace.id);
     const worktrees = await panes.close(closing, { unlessBusy: unless_busy, forceWorktree: force_worktree });
     workspaces.remove(workspace);
