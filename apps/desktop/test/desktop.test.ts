@@ -134,6 +134,7 @@ describe('the renderer against a real instance', () => {
     expect(liveTop).toMatch(/^deep-0(19|20)\d{3}$/);
     await until(async () => (await rows(history))[0] === liveTop, 'the history shown from the line the live view stood at');
     expect(await box.locator('.history-bar').textContent()).toMatch(/^History: 30\d{3} lines/);
+    await shot('history');
     await drag(history, 'top');
     await until(async () => (await rows(history))[0] === 'deep-000001', 'the first line of the output, 30,000 lines back');
     await page.keyboard.press('Escape');
