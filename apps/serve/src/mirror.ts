@@ -117,11 +117,6 @@ export class SessionMirror {
     this.heldFrames.delete(session);
   }
 
-  /**
-   * Gives up a session being created: the client hears that it failed, so nothing may be left.
-   * One the host has made (`made`, or frames came for it) is stopped and removed now; one it may
-   * still make is when it shows (`hold`, a snapshot, a rebuild).
-   */
   /** Marks a session that serve itself is removing, until the returned function is called. */
   removingItself(session: string): () => void {
     this.removing.set(session, (this.removing.get(session) ?? 0) + 1);
@@ -132,6 +127,11 @@ export class SessionMirror {
     };
   }
 
+  /**
+   * Gives up a session being created: the client hears that it failed, so nothing may be left.
+   * One the host has made (`made`, or frames came for it) is stopped and removed now; one it may
+   * still make is when it shows (`hold`, a snapshot, a rebuild).
+   */
   abandon(session: string, made: boolean): void {
     this.abandoned.add(session);
     if (made || this.heldFrames.has(session)) this.discard(session);

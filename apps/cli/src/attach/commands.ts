@@ -37,7 +37,7 @@ type Closing = { pane: number } | { workspace: string };
 export class Commands {
   /** Panes whose restart this face asked for and serve has not answered yet. */
   private readonly restarting = new Set<number>();
-  /** What the question on screen would close: a pane, or a workspace (by index). */
+  /** What the question on screen would close. */
   private closing: Closing | null = null;
 
   constructor(private readonly face: CommandFace) {}

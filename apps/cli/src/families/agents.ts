@@ -40,7 +40,6 @@ export const run: Record<string, Run> = {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
     const item = (await request('fleet.inbox', {})).items.find((i) => i.surface_id === target.surface_id);
     if (!item) throw new CliError(`not_waiting: surface ${target.surface_id} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
-
     // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does.
     const workspaceId = process.env.PANEFLOW_WORKSPACE_ID ?? item.workspace_id;
     try {

@@ -16,7 +16,6 @@ import { SpinnerClock } from './clock';
 import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, subagentsText, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
 
-
 export class App {
   readonly picture = new Picture();
   /** Run after the agents or the panes are drawn (the phone layout follows them). */

@@ -22,7 +22,6 @@ const KEYS = [
 ] as const;
 const BADGES: Partial<Record<RowMark, string>> = { working: 'Working', need_you: 'Need you', error: 'Error', done: 'Done', no_status: 'No status', ended: 'Not running' };
 
-
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
 export class PhoneLayout {

@@ -10,6 +10,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
 import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import type { History, PaneflowApi } from '../api';
+import { el } from './dom';
 
 const LOOK: ITerminalOptions = {
   allowProposedApi: true,
@@ -79,8 +80,7 @@ export class PaneTerminal {
     private readonly session: string,
     onFocus: () => void,
   ) {
-    this.element = document.createElement('div');
-    this.element.className = 'term-host';
+    this.element = el('div', 'term-host');
     this.term = paneTerminal({ scrollback: MIRROR_SCROLLBACK });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
@@ -164,17 +164,13 @@ export class PaneTerminal {
       return null;
     }
     const hadKeyboard = this.element.contains(document.activeElement);
-    const element = document.createElement('div');
-    element.className = 'term-history';
-    const bar = document.createElement('div');
-    bar.className = 'history-bar';
-    const back = document.createElement('button');
-    back.textContent = 'Live output';
+    const element = el('div', 'term-history');
+    const bar = el('div', 'history-bar');
+    const back = el('button', undefined, 'Live output');
     back.title = 'Back to the live output (Escape, or scroll to the bottom)';
     back.onclick = () => this.closeHistory();
     bar.append(`History: ${start.scrollback_rows + start.rows} lines, as they were when read`, back);
-    const host = document.createElement('div');
-    host.className = 'term-history-screen';
+    const host = el('div', 'term-history-screen');
     element.append(host, bar);
     this.element.append(element);
     // Never given to the program: a view of the past has no input, only Escape back to the present.
