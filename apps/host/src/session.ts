@@ -14,7 +14,10 @@ export const DEFAULT_SCROLLBACK = 100_000;
 const INBOX_HIGH_WATER = 2 * 1024 * 1024;
 const INBOX_LOW_WATER = 256 * 1024;
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
+/** How long the drain at exit reads a PTY that keeps sending (time paused under a flood not counted). */
 const FINAL_DRAIN_MS = 2000;
+/** The most the drain at exit takes in: a program left writing to the PTY forever is not waited for. */
+const FINAL_DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 const FINAL_DRAIN_QUIET_MS = 50;
 const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
@@ -95,6 +98,8 @@ export class Session {
   /** Bytes handed to the terminal that it has not parsed yet. */
   private inbox = 0;
   private paused = false;
+  /** Bytes read from the PTY, all told. */
+  private received = 0;
   private lastDataAt = 0;
   private exited: Promise<void> | null = null;
   /** Input writes queue here so that they reach the PTY in the order they came. */
@@ -165,6 +170,7 @@ export class Session {
     this.lastDataAt = Date.now();
     this.foreground.request();
     const bytes = Buffer.from(data, 'utf8');
+    this.received += bytes.length;
     this.inbox += bytes.length;
     this.output.append(bytes);
     this.resume.output(data);
@@ -209,10 +215,19 @@ export class Session {
   private async finish(exitCode: number, signal: number | null) {
     // The foreground at exit stays the session's agent: no scan of a tree that is gone.
     this.foreground.stop();
-    const deadline = Date.now() + FINAL_DRAIN_MS;
-    // Quiet counts only while the PTY is read: paused, its last output still waits in the kernel.
-    while (Date.now() < deadline && (this.paused || Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS)) {
-      await (this.paused ? this.terminal.settled() : new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS)));
+    // Paused, the last output still waits in the kernel: it is read whatever the time it takes to
+    // parse what came before (a loaded machine), up to a byte bound. Quiet, and the time bound,
+    // count only while the PTY is read.
+    const receivedAtExit = this.received;
+    let readingMs = 0;
+    while (this.received - receivedAtExit < FINAL_DRAIN_MAX_BYTES && (this.paused || (readingMs < FINAL_DRAIN_MS && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS))) {
+      if (this.paused) {
+        await this.terminal.settled();
+        continue;
+      }
+      const started = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
+      readingMs += Date.now() - started;
     }
     await this.terminal.settled();
     this.exitCode = exitCode;
