@@ -6,6 +6,7 @@ import { ForegroundWatch } from './foreground';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
 import { collectSoon } from './memory';
 import { OutputTail, type ResizeMark } from './output';
+import { keepOutputAtExit } from './pty-exit';
 import { SessionResume } from './resume';
 import { CanonicalTerminal } from './terminal';
 
@@ -14,11 +15,6 @@ export const DEFAULT_SCROLLBACK = 100_000;
 const INBOX_HIGH_WATER = 2 * 1024 * 1024;
 const INBOX_LOW_WATER = 256 * 1024;
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
-/** How long the drain at exit reads a PTY that keeps sending (time paused under a flood not counted). */
-const FINAL_DRAIN_MS = 2000;
-/** The most the drain at exit takes in: a program left writing to the PTY forever is not waited for. */
-const FINAL_DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-const FINAL_DRAIN_QUIET_MS = 50;
 const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
 const MAX_RESIZE_MARKS = 64;
@@ -98,9 +94,6 @@ export class Session {
   /** Bytes handed to the terminal that it has not parsed yet. */
   private inbox = 0;
   private paused = false;
-  /** Bytes read from the PTY, all told. */
-  private received = 0;
-  private lastDataAt = 0;
   private exited: Promise<void> | null = null;
   /** Input writes queue here so that they reach the PTY in the order they came. */
   private inputTail: Promise<void> = Promise.resolve();
@@ -159,6 +152,7 @@ export class Session {
     this.setLifecycle('live');
     this.foreground.request();
     this.pty.onData((data) => this.receive(data));
+    keepOutputAtExit(this.pty);
     this.exited = new Promise((resolve) => {
       this.pty!.onExit(({ exitCode, signal }) => {
         void this.finish(exitCode, signal ?? null).then(resolve);
@@ -167,10 +161,8 @@ export class Session {
   }
 
   private receive(data: string) {
-    this.lastDataAt = Date.now();
     this.foreground.request();
     const bytes = Buffer.from(data, 'utf8');
-    this.received += bytes.length;
     this.inbox += bytes.length;
     this.output.append(bytes);
     this.resume.output(data);
@@ -188,7 +180,6 @@ export class Session {
     if (this.paused && this.inbox < INBOX_LOW_WATER) {
       this.paused = false;
       this.pty?.resume();
-      this.lastDataAt = Date.now(); // the quiet before exit is counted from here, not from the pause
     }
     this.outputGeneration++;
     this.screenChangedAtMs = Date.now();
@@ -211,24 +202,10 @@ export class Session {
     this.context.listener.lifecycle(this);
   }
 
-  /** After exit: let the last output arrive and be parsed, then apply the exit rules. */
+  /** After exit, its output read to the last byte: once that is parsed, apply the exit rules. */
   private async finish(exitCode: number, signal: number | null) {
     // The foreground at exit stays the session's agent: no scan of a tree that is gone.
     this.foreground.stop();
-    // Paused, the last output still waits in the kernel: it is read whatever the time it takes to
-    // parse what came before (a loaded machine), up to a byte bound. Quiet, and the time bound,
-    // count only while the PTY is read.
-    const receivedAtExit = this.received;
-    let readingMs = 0;
-    while (this.received - receivedAtExit < FINAL_DRAIN_MAX_BYTES && (this.paused || (readingMs < FINAL_DRAIN_MS && Date.now() - this.lastDataAt < FINAL_DRAIN_QUIET_MS))) {
-      if (this.paused) {
-        await this.terminal.settled();
-        continue;
-      }
-      const started = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, FINAL_DRAIN_QUIET_MS));
-      readingMs += Date.now() - started;
-    }
     await this.terminal.settled();
     this.exitCode = exitCode;
     this.exitSignal = signal || null;

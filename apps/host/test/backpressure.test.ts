@@ -7,6 +7,8 @@ import * as pty from 'node-pty';
 import { Session } from '../src/session';
 
 jest.mock('node-pty', () => ({ spawn: jest.fn() }));
+// The stand-in has no kernel stream to read at its exit.
+jest.mock('../src/pty-exit', () => ({ keepOutputAtExit: () => undefined }));
 
 const MiB = 1024 * 1024;
 /** README: "When the terminal falls 2 MiB behind, the PTY is paused until it catches up." */

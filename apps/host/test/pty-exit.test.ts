@@ -1,0 +1,88 @@
+// Real PTYs whose reader is behind when their program exits, as the host's is when its terminal
+// parses slower than the program writes: what node-pty and Node's libuv do alone, and what
+// keepOutputAtExit keeps.
+import * as pty from 'node-pty';
+import { keepOutputAtExit } from '../src/pty-exit';
+
+// More than the 4 KiB a PTY hands over in one read, less than its kernel buffer takes unread.
+const TAIL = `${'x'.repeat(6000)}\nthe-end\n`;
+/** TAIL as the terminal delivers it (ONLCR). */
+const TAIL_READ = TAIL.replaceAll('\n', '\r\n');
+
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
+/**
+ * Runs a program that prints `ready`, then, a moment later, TAIL and exits. The reader holds off
+ * from `ready` until the program is gone: `behind` picks how.
+ */
+async function readBehind(behind: 'paused' | 'busy', keep: (terminal: pty.IPty) => void): Promise<string> {
+  const program = `process.stdout.write('ready\\n'); setTimeout(() => process.stdout.write(${JSON.stringify(TAIL)}, () => process.exit(0)), 300);`;
+  const terminal = pty.spawn(process.execPath, ['-e', program], { cols: 80, rows: 24, encoding: 'utf8' });
+  keep(terminal);
+  let output = '';
+  const exited = new Promise<void>((resolve) => terminal.onExit(() => resolve()));
+  terminal.onData((data) => {
+    const first = !output;
+    output += data;
+    if (!first) return;
+    if (behind === 'paused') {
+      terminal.pause();
+      return;
+    }
+    // A reader busy parsing: nothing is read until the program has written TAIL and exited.
+    const deadline = Date.now() + 10_000;
+    while (!gone(terminal.pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  });
+  if (behind === 'paused') {
+    while (!gone(terminal.pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Past node-pty's 200 ms between the exit and its close of the stream.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    terminal.resume();
+  }
+  await exited;
+  return output;
+}
+
+describe('a reader paused when the program exits', () => {
+  test('node-pty alone throws away what it had not read', async () => {
+    // When this fails, node-pty reads to the end by itself and that half of keepOutputAtExit can go.
+    const output = await readBehind('paused', () => undefined);
+    expect(output).toMatch(/^ready\r\n/);
+    expect(output).not.toContain('the-end');
+  });
+
+  test('with keepOutputAtExit it gets every byte', async () => {
+    expect(await readBehind('paused', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
+  });
+});
+
+describe('a reader more than 4 KiB behind when the program exits', () => {
+  test("Node's libuv alone ends the stream after one read", async () => {
+    // When this fails, Node's libuv reads a PTY to its end by itself and that half can go.
+    const output = await readBehind('busy', () => undefined);
+    expect(output).toMatch(/^ready\r\n/);
+    expect(output).not.toContain('the-end');
+  });
+
+  test('with keepOutputAtExit it gets every byte', async () => {
+    expect(await readBehind('busy', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
+  });
+});
+
+test('a child left writing to the PTY does not hold back the exit', async () => {
+  const terminal = pty.spawn('sh', ['-c', 'yes & echo "child=$!"; sleep 0.3'], { cols: 80, rows: 24, encoding: 'utf8' });
+  keepOutputAtExit(terminal);
+  let output = '';
+  terminal.onData((data) => (output += data));
+  await new Promise<void>((resolve) => terminal.onExit(() => resolve()));
+  const child = Number(/child=(\d+)/.exec(output)![1]);
+  process.kill(child, 'SIGKILL');
+  expect(output).toContain('y\r\ny\r\n');
+});
