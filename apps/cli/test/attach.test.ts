@@ -193,11 +193,13 @@ async function sameAsTmux(name: string, argv: string[], ready: string): Promise<
   const height = rows - 2;
   const direct = tmux.window(argv, { env: home.env, dir: home.dir, cols: width, rows: height });
   await screen(direct, (l) => text(l).includes(ready), `${name} in tmux`);
+  let last = { through: [] as string[], itself: [] as string[] };
   await until(() => {
-    const a = window.capture().slice(1, 1 + height).map((l) => [...l].slice(left).join('').trimEnd());
-    const b = direct.capture().map((l) => l.trimEnd());
-    return JSON.stringify(a) === JSON.stringify(b.slice(0, height)) || null;
-  }, `${name}: the same text`);
+    last = { through: window.capture().slice(1, 1 + height).map((l) => [...l].slice(left).join('').trimEnd()), itself: direct.capture().map((l) => l.trimEnd()).slice(0, height) };
+    return JSON.stringify(last.through) === JSON.stringify(last.itself) || null;
+  }, `${name}: the same text`).catch((error: Error) => {
+    throw new Error(`${error.message}\nthrough attach:\n${last.through.join('\n')}\nin tmux:\n${last.itself.join('\n')}`);
+  });
   const through = await cellsOf(window.capture(true), cols, rows);
   const itself = await cellsOf(direct.capture(true), width, height);
   const differences: string[] = [];
