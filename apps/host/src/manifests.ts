@@ -87,18 +87,22 @@ export class ManifestStore {
       session.id,
       setTimeout(() => {
         this.timers.delete(session.id);
-        this.write(session);
+        this.write(session, urgent);
       }, delay),
     );
   }
 
-  private write(session: Session) {
+  /**
+   * An urgent write (a lifecycle change) goes out without the text kept at exit, which follows in
+   * a write of its own unless the session is removed first.
+   */
+  private write(session: Session, urgent = false) {
     if (!this.isCurrent(session)) {
       this.unwritten.delete(session.id);
       return;
     }
     try {
-      writeJsonAtomic(join(this.dir, `${session.id}.json`), session.manifest());
+      writeJsonAtomic(join(this.dir, `${session.id}.json`), session.manifest(urgent ? 'when-made' : 'now'));
     } catch (error) {
       if (!this.retry) {
         this.log(`manifests not written: ${(error as Error).message}; kept in memory and tried again every ${RETRY_MS / 1000} s`);
@@ -111,6 +115,7 @@ export class ManifestStore {
     this.written++;
     this.unwritten.delete(session.id);
     if (this.retry && this.unwritten.size === 0) this.recovered();
+    if (session.finalOutputDue) this.schedule(session, false);
   }
 
   private writeUnwritten(): void {

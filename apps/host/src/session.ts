@@ -75,13 +75,18 @@ export class Session {
   screenChangedAtMs: number | null = null;
   capableAtMs: number | null = null;
   lastSignalAtMs: number | null = null;
-  finalOutput: string | null = null;
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
   readonly resume: SessionResume;
   updatedAtMs: number;
   /** Gone for good (removed, or replaced by its next generation): mirrors following it are told. */
   disposed = false;
+  /**
+   * The text kept at exit, made when first asked for: a session removed right after its exit (a
+   * pane closed) never makes it, and closing many panes does not raise the host's memory.
+   */
+  private finalText: string | null = null;
+  private finalTextDue = false;
   /** Which agent runs in front, and what runs there: read when something happens. */
   readonly foreground: ForegroundWatch;
   /** The raw output, for mirrors (session.output). */
@@ -209,7 +214,7 @@ export class Session {
     await this.terminal.settled();
     this.exitCode = exitCode;
     this.exitSignal = signal || null;
-    this.finalOutput = this.terminal.finalText(FINAL_TEXT_BYTES);
+    this.finalTextDue = true;
     this.pty = null;
     this.terminal.processExit();
     this.resume.exited(exitCode, this.exitSignal);
@@ -303,8 +308,23 @@ export class Session {
     await this.exited;
   }
 
+  /** The text kept at exit (≤ 512 KiB), once the program has exited. */
+  get finalOutput(): string | null {
+    if (this.finalTextDue) {
+      this.finalTextDue = false;
+      this.finalText = this.terminal.finalText(FINAL_TEXT_BYTES);
+    }
+    return this.finalText;
+  }
+
+  /** The program has exited and its text is not made yet. */
+  get finalOutputDue(): boolean {
+    return this.finalTextDue;
+  }
+
   dispose(): void {
     this.disposed = true;
+    this.finalTextDue = false;
     this.foreground.stop();
     this.pty?.kill('SIGKILL');
     this.terminal.dispose();
@@ -342,7 +362,8 @@ export class Session {
     };
   }
 
-  manifest(): Manifest {
+  /** With `finalOutput: 'when-made'` the text kept at exit is not made for it (null until it is). */
+  manifest(finalOutput: 'now' | 'when-made' = 'now'): Manifest {
     const { spec } = this;
     return {
       session: this.id,
@@ -365,7 +386,7 @@ export class Session {
       runtime: { current_observation: this.foreground.observation, last_runtime_id: this.foreground.lastRuntimeId },
       output_generation: this.outputGeneration,
       screen_changed_at_ms: this.screenChangedAtMs,
-      final_output: this.finalOutput,
+      final_output: finalOutput === 'now' ? this.finalOutput : this.finalText,
       hook: this.hook,
       resume: this.resume.record,
       restart: this.resume.restart,

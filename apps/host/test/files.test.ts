@@ -101,6 +101,24 @@ test('a manifest that cannot be written is kept, said once in the log, and writt
   expect(occurrences(log, 'manifests written again')).toBe(1);
 });
 
+test('an exit is on disk at once, the text kept at exit follows in a write of its own, and a new host still shows both', async () => {
+  host = await startHost();
+  const path = join(host.env.PANEFLOW_HOME!, 'host/sessions');
+  const client = await host.connect();
+  const { session } = await client.create({ command: 'printf "last words"; exit 3' });
+  await client.frame((f) => f.type === 'lifecycle' && f.session === session && f.lifecycle === 'exited');
+  const manifest = await until(() => {
+    const written = JSON.parse(readFileSync(join(path, `${session}.json`), 'utf8'));
+    return written.final_output !== null && written;
+  }, 'the text kept at exit on disk');
+  expect(manifest).toMatchObject({ lifecycle: 'exited', exit_code: 3, final_output: 'last words' });
+  client.close();
+  restart(host);
+  const again = await host.connect();
+  expect(await again.request('session.inspect', { session })).toMatchObject({ lifecycle: 'exited', exit_code: 3, final_output: 'last words' });
+  again.close();
+});
+
 test('host.log is rotated at its cap, and the host logs on into a fresh one', async () => {
   host = await startHost();
   const home = host.env.PANEFLOW_HOME!;
