@@ -8,6 +8,7 @@ interface PtyInternals {
     push(chunk: Buffer | null): boolean;
     read(): unknown;
     destroy(error?: Error): unknown;
+    readonly destroyed: boolean;
   };
 }
 
@@ -37,6 +38,7 @@ export function keepOutputAtExit(terminal: IPty): void {
     for (let total = 0; total < MAX_READ_AT_CLOSE; ) {
       let count: number;
       try {
+        // Never blocks: node-pty made the master non-blocking when it opened it.
         count = readSync(fd, buffer);
       } catch {
         return; // EIO: every byte is read and the other side is gone; EAGAIN: nothing more for now
@@ -54,9 +56,13 @@ export function keepOutputAtExit(terminal: IPty): void {
     return push(chunk);
   };
   stream.destroy = (error) => {
-    if (!error && !ended) {
-      readToEnd();
-      while (stream.read() !== null); // a paused stream hands over what it holds
+    if (!error && !stream.destroyed) {
+      if (!ended) {
+        readToEnd();
+        ended = true;
+      }
+      // A paused stream hands over what it holds, ended or not.
+      while (stream.read() !== null);
     }
     return destroy(error);
   };

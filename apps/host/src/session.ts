@@ -214,7 +214,7 @@ export class Session {
     await this.terminal.settled();
     this.exitCode = exitCode;
     this.exitSignal = signal || null;
-    this.finalTextDue = true;
+    if (!this.disposed) this.finalTextDue = true;
     this.pty = null;
     this.terminal.processExit();
     this.resume.exited(exitCode, this.exitSignal);

@@ -20,18 +20,20 @@ const gone = (pid: number) => {
 
 /**
  * Runs a program that prints `ready`, then, a moment later, TAIL and exits. The reader holds off
- * from `ready` until the program is gone: `behind` picks how.
+ * from `ready` until the program is gone: `behind` picks how. 'busy, then paused' is busy, then
+ * pauses on the next chunk (its terminal now 2 MiB behind), with the stream's end already read.
  */
-async function readBehind(behind: 'paused' | 'busy', keep: (terminal: pty.IPty) => void): Promise<string> {
+async function readBehind(behind: 'paused' | 'busy' | 'busy, then paused', keep: (terminal: pty.IPty) => void): Promise<string> {
   const program = `process.stdout.write('ready\\n'); setTimeout(() => process.stdout.write(${JSON.stringify(TAIL)}, () => process.exit(0)), 300);`;
   const terminal = pty.spawn(process.execPath, ['-e', program], { cols: 80, rows: 24, encoding: 'utf8' });
   keep(terminal);
   let output = '';
   const exited = new Promise<void>((resolve) => terminal.onExit(() => resolve()));
+  let chunks = 0;
   terminal.onData((data) => {
-    const first = !output;
     output += data;
-    if (!first) return;
+    if (++chunks === 2 && behind === 'busy, then paused') terminal.pause();
+    if (chunks !== 1) return;
     if (behind === 'paused') {
       terminal.pause();
       return;
@@ -40,7 +42,7 @@ async function readBehind(behind: 'paused' | 'busy', keep: (terminal: pty.IPty) 
     const deadline = Date.now() + 10_000;
     while (!gone(terminal.pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
   });
-  if (behind === 'paused') {
+  if (behind !== 'busy') {
     while (!gone(terminal.pid)) await new Promise((resolve) => setTimeout(resolve, 20));
     // Past node-pty's 200 ms between the exit and its close of the stream.
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -76,13 +78,24 @@ describe('a reader more than 4 KiB behind when the program exits', () => {
   });
 });
 
+describe('a reader busy, then paused, when the program exits', () => {
+  test('with keepOutputAtExit it gets every byte', async () => {
+    expect(await readBehind('busy, then paused', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
+  });
+});
+
 test('a child left writing to the PTY does not hold back the exit', async () => {
-  const terminal = pty.spawn('sh', ['-c', 'yes & echo "child=$!"; sleep 0.3'], { cols: 80, rows: 24, encoding: 'utf8' });
+  // The child ignores the hang-up its session leader's exit sends, and goes on writing.
+  const terminal = pty.spawn('sh', ['-c', '(trap "" HUP; exec yes) & echo "child=$!"; sleep 0.3'], { cols: 80, rows: 24, encoding: 'utf8' });
   keepOutputAtExit(terminal);
   let output = '';
   terminal.onData((data) => (output += data));
-  await new Promise<void>((resolve) => terminal.onExit(() => resolve()));
-  const child = Number(/child=(\d+)/.exec(output)![1]);
-  process.kill(child, 'SIGKILL');
-  expect(output).toContain('y\r\ny\r\n');
+  let child = 0;
+  try {
+    await new Promise<void>((resolve) => terminal.onExit(() => resolve()));
+    child = Number(/child=(\d+)/.exec(output)![1]);
+    expect(output).toContain('y\r\ny\r\n');
+  } finally {
+    if (child && !gone(child)) process.kill(child, 'SIGKILL');
+  }
 });
