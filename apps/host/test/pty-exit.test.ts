@@ -19,9 +19,10 @@ const gone = (pid: number) => {
 };
 
 /**
- * Runs a program that prints `ready`, then, a moment later, TAIL and exits. The reader holds off
- * from `ready` until the program is gone: `behind` picks how. 'busy, then paused' is busy, then
- * pauses on the next chunk (its terminal now 2 MiB behind), with the stream's end already read.
+ * Runs a program that prints `ready`, then, a moment later, TAIL and exits; what the reader got by
+ * the exit. The reader holds off from `ready` until the program is gone: `behind` picks how.
+ * 'busy, then paused' is busy, then pauses on the next chunk (its terminal now 2 MiB behind), with
+ * the stream's end already read. A paused reader is never resumed: node-pty closes its stream.
  */
 async function readBehind(behind: 'paused' | 'busy' | 'busy, then paused', keep: (terminal: pty.IPty) => void): Promise<string> {
   const program = `process.stdout.write('ready\\n'); setTimeout(() => process.stdout.write(${JSON.stringify(TAIL)}, () => process.exit(0)), 300);`;
@@ -32,7 +33,8 @@ async function readBehind(behind: 'paused' | 'busy' | 'busy, then paused', keep:
   let chunks = 0;
   terminal.onData((data) => {
     output += data;
-    if (++chunks === 2 && behind === 'busy, then paused') terminal.pause();
+    chunks++;
+    if (chunks === 2 && behind === 'busy, then paused') terminal.pause();
     if (chunks !== 1) return;
     if (behind === 'paused') {
       terminal.pause();
@@ -42,46 +44,23 @@ async function readBehind(behind: 'paused' | 'busy' | 'busy, then paused', keep:
     const deadline = Date.now() + 10_000;
     while (!gone(terminal.pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
   });
-  if (behind !== 'busy') {
-    while (!gone(terminal.pid)) await new Promise((resolve) => setTimeout(resolve, 20));
-    // Past node-pty's 200 ms between the exit and its close of the stream.
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    terminal.resume();
-  }
   await exited;
   return output;
 }
 
-describe('a reader paused when the program exits', () => {
-  test('node-pty alone throws away what it had not read', async () => {
-    // When this fails, node-pty reads to the end by itself and that half of keepOutputAtExit can go.
-    const output = await readBehind('paused', () => undefined);
-    expect(output).toMatch(/^ready\r\n/);
-    expect(output).not.toContain('the-end');
-  });
-
-  test('with keepOutputAtExit it gets every byte', async () => {
-    expect(await readBehind('paused', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
-  });
+// When one of these fails, the library named reads to the end by itself and that half of
+// keepOutputAtExit can go.
+test.each([
+  { behind: 'paused', library: 'node-pty closes the stream and throws away what it had not read' },
+  { behind: 'busy', library: "Node's libuv ends the stream after one 4 KiB read" },
+] as const)('without keepOutputAtExit, a reader $behind when the program exits loses its end: $library', async ({ behind }) => {
+  const output = await readBehind(behind, () => undefined);
+  expect(output).toMatch(/^ready\r\n/);
+  expect(output).not.toContain('the-end');
 });
 
-describe('a reader more than 4 KiB behind when the program exits', () => {
-  test("Node's libuv alone ends the stream after one read", async () => {
-    // When this fails, Node's libuv reads a PTY to its end by itself and that half can go.
-    const output = await readBehind('busy', () => undefined);
-    expect(output).toMatch(/^ready\r\n/);
-    expect(output).not.toContain('the-end');
-  });
-
-  test('with keepOutputAtExit it gets every byte', async () => {
-    expect(await readBehind('busy', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
-  });
-});
-
-describe('a reader busy, then paused, when the program exits', () => {
-  test('with keepOutputAtExit it gets every byte', async () => {
-    expect(await readBehind('busy, then paused', keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
-  });
+test.each(['paused', 'busy', 'busy, then paused'] as const)('with keepOutputAtExit, a reader %s when the program exits gets every byte', async (behind) => {
+  expect(await readBehind(behind, keepOutputAtExit)).toBe(`ready\r\n${TAIL_READ}`);
 });
 
 test('a child left writing to the PTY does not hold back the exit', async () => {
