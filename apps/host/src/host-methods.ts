@@ -82,8 +82,12 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const session = host.create(params);
       return { session: session.id, generation: session.generation, pid: session.pid ?? 0, created: true };
     },
-    'session.list': () => ({ sessions: host.allManifests() }),
-    'session.inspect': ({ session }) => {
+    'session.list': async () => {
+      await Promise.all([...sessions.values()].map((s) => s.makeFinalOutput()));
+      return { sessions: host.allManifests() };
+    },
+    'session.inspect': async ({ session }) => {
+      await sessions.get(session)?.makeFinalOutput();
       const manifest = sessions.get(session)?.manifest() ?? manifests.inherited.get(session);
       if (!manifest) throw notFound(session);
       return { ...manifest, frame_seq: host.sentFrames };
@@ -94,7 +98,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       const bytes = Buffer.byteLength(checkpoint.checkpoint);
       // A mirror can ask again with less scrollback.
       if (bytes > maxCheckpointBytes) throw new RpcError(ErrorCode.CheckpointTooLarge, `the checkpoint is ${bytes} bytes, over ${maxCheckpointBytes}`, { reason: 'checkpoint_too_large', bytes, max: maxCheckpointBytes });
-      return { ...checkpoint, instance: host.instance, generation: found.generation, dropped_rows: found.terminal.droppedRows };
+      return { ...checkpoint, instance: host.instance, generation: found.generation };
     },
     'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
       const found = host.find(session);

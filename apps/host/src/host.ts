@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Follower } from './follower';
 import { ManifestStore } from './manifests';
 import type { RestartPlan } from './resume';
+import type { TerminalPool } from './terminals';
 import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
 
 /**
@@ -32,6 +33,7 @@ export class Host {
   constructor(
     readonly endpoints: Endpoints,
     readonly buildId: string,
+    private readonly terminals: TerminalPool,
     private readonly log: (message: string) => void,
   ) {
     this.manifests = new ManifestStore(join(endpoints.home, 'host', 'sessions'), (session) => this.sessions.get(session.id) === session, log);
@@ -216,7 +218,7 @@ export class Host {
         restart: carried?.plan.restart ?? null,
         ...(carried ? { run: { program: carried.plan.program, args: carried.plan.args } } : {}),
       },
-      { instance: this.instance, buildId: this.buildId, listener: this.listener(), log: this.log },
+      { instance: this.instance, buildId: this.buildId, listener: this.listener(), terminals: this.terminals, log: this.log },
     );
     this.sessions.set(id, session);
     this.counters.sessions_created++;
@@ -261,7 +263,7 @@ export class Host {
 
   /** Writes every pending manifest and closes the socket; sessions must be over already. */
   async shutdown(): Promise<void> {
-    this.manifests.flush(this.sessions.values());
+    await this.manifests.flush(this.sessions.values());
     await this.server?.close();
     for (const session of this.sessions.values()) session.dispose();
     this.onShutdown();

@@ -93,16 +93,20 @@ export class ManifestStore {
   }
 
   /**
-   * An urgent write (a lifecycle change) goes out without the text kept at exit, which follows in
-   * a write of its own unless the session is removed first.
+   * An urgent write (a lifecycle change) goes out without the text kept at exit, which is made
+   * (on the terminals' thread) for a write of its own unless the session is removed first.
    */
   private write(session: Session, urgent = false) {
     if (!this.isCurrent(session)) {
       this.unwritten.delete(session.id);
       return;
     }
+    if (!urgent && session.finalOutputDue) {
+      void session.makeFinalOutput().then(() => this.write(session));
+      return;
+    }
     try {
-      writeJsonAtomic(join(this.dir, `${session.id}.json`), session.manifest(urgent ? 'when-made' : 'now'));
+      writeJsonAtomic(join(this.dir, `${session.id}.json`), session.manifest());
     } catch (error) {
       if (!this.retry) {
         this.log(`manifests not written: ${(error as Error).message}; kept in memory and tried again every ${RETRY_MS / 1000} s`);
@@ -129,9 +133,11 @@ export class ManifestStore {
     this.log('manifests written again');
   }
 
-  /** Writes every manifest still waiting, or not written yet (the host is stopping). */
-  flush(sessions: Iterable<Session>): void {
-    for (const session of sessions) {
+  /** Writes every manifest still waiting, or not written yet (the host is stopping), with the texts kept at exit. */
+  async flush(sessions: Iterable<Session>): Promise<void> {
+    const all = [...sessions];
+    await Promise.all(all.map((session) => session.makeFinalOutput()));
+    for (const session of all) {
       if (!this.timers.has(session.id) && !this.unwritten.has(session.id)) continue;
       clearTimeout(this.timers.get(session.id));
       this.timers.delete(session.id);

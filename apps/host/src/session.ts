@@ -8,12 +8,12 @@ import { collectSoon } from './memory';
 import { OutputTail, type ResizeMark } from './output';
 import { keepOutputAtExit } from './pty-exit';
 import { SessionResume } from './resume';
-import { CanonicalTerminal } from './terminal';
+import type { RemoteTerminal, TerminalPool } from './terminals';
 
 /** Host constants (REFERENCE.md §1.2). */
 export const DEFAULT_SCROLLBACK = 100_000;
-const INBOX_HIGH_WATER = 2 * 1024 * 1024;
-const INBOX_LOW_WATER = 256 * 1024;
+const INBOX_HIGH_WATER = 256 * 1024;
+const INBOX_LOW_WATER = 64 * 1024;
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
 const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
@@ -37,6 +37,8 @@ export interface SessionContext {
   instance: string;
   buildId: string;
   listener: SessionListener;
+  /** Where its canonical terminal runs. */
+  terminals: TerminalPool;
   log(message: string): void;
 }
 
@@ -87,13 +89,14 @@ export class Session {
    */
   private finalText: string | null = null;
   private finalTextDue = false;
+  private finalTextMade: Promise<void> = Promise.resolve();
   /** Which agent runs in front, and what runs there: read when something happens. */
   readonly foreground: ForegroundWatch;
   /** The raw output, for mirrors (session.output). */
   readonly output = new OutputTail();
   /** Where the PTY was resized, in output offsets, newest last. */
   readonly resizes: ResizeMark[] = [];
-  readonly terminal: CanonicalTerminal;
+  readonly terminal: RemoteTerminal;
   private readonly outputWatchers = new Set<() => void>();
   private pty: pty.IPty | null = null;
   /** Bytes handed to the terminal that it has not parsed yet. */
@@ -115,7 +118,7 @@ export class Session {
       this.touch();
       context.listener.resume(this);
     });
-    this.terminal = new CanonicalTerminal(spec.launch.cols, spec.launch.rows, spec.scrollback, {
+    this.terminal = context.terminals.open(spec.launch.cols, spec.launch.rows, spec.scrollback, {
       recordsChanged: () => this.recordsChanged(),
       signalled: () => {
         this.lastSignalAtMs = Date.now();
@@ -127,12 +130,12 @@ export class Session {
         this.touch();
         context.listener.title(this);
       },
-      parsed: (bytes) => this.parsed(bytes),
+      parsed: (bytes, writes) => this.parsed(bytes, writes),
       reply: (data) => this.pty?.write(data),
     });
     this.foreground = new ForegroundWatch(this, {
       agentSeen: (observation, cwd) => this.resume.observed(observation, cwd),
-      agentGone: () => this.terminal.processExit(),
+      agentGone: () => void this.terminal.processExit(),
       changed: () => {
         this.touch();
         context.listener.observation(this);
@@ -180,13 +183,14 @@ export class Session {
     this.terminal.write(data, bytes.length);
   }
 
-  private parsed(bytes: number) {
+  /** `writes` PTY reads (`bytes` in all) have been parsed. */
+  private parsed(bytes: number, writes: number) {
     this.inbox -= bytes;
     if (this.paused && this.inbox < INBOX_LOW_WATER) {
       this.paused = false;
       this.pty?.resume();
     }
-    this.outputGeneration++;
+    this.outputGeneration += writes;
     this.screenChangedAtMs = Date.now();
     this.context.listener.output(this);
   }
@@ -216,7 +220,7 @@ export class Session {
     this.exitSignal = signal || null;
     if (!this.disposed) this.finalTextDue = true;
     this.pty = null;
-    this.terminal.processExit();
+    await this.terminal.processExit();
     this.resume.exited(exitCode, this.exitSignal);
     this.setLifecycle('exited');
   }
@@ -240,7 +244,7 @@ export class Session {
       if (paste && !bracketed && origin === 'automation' && /[\r\n]/.test(text)) {
         throw new RpcError(ErrorCode.InvalidParams, 'text holds CR or LF and the program takes no bracketed paste', { reason: 'raw_newline', field: 'text' });
       }
-      return { written: this.write(bracketed ? bracketedPaste(text) : text, origin), bracketed, bracketed_paste_mode: mode };
+      return { written: await this.write(bracketed ? bracketedPaste(text) : text, origin), bracketed, bracketed_paste_mode: mode };
     });
   }
 
@@ -256,7 +260,7 @@ export class Session {
         if (error instanceof KeystrokeError) throw new RpcError(ErrorCode.InvalidParams, error.message, { reason: 'refused_keystroke', field: 'keystroke' });
         throw error;
       }
-      return { written: this.write(bytes, origin) };
+      return { written: await this.write(bytes, origin) };
     });
   }
 
@@ -269,11 +273,11 @@ export class Session {
     return turn;
   }
 
-  private write(bytes: string, origin: InputOrigin): number {
+  private async write(bytes: string, origin: InputOrigin): Promise<number> {
     this.requireLive();
     this.pty!.write(bytes);
     // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
-    if (origin === 'user') this.terminal.userInput();
+    if (origin === 'user') await this.terminal.userInput();
     return Buffer.byteLength(bytes);
   }
 
@@ -281,9 +285,9 @@ export class Session {
     this.requireLive();
     if (cols === this.spec.launch.cols && rows === this.spec.launch.rows) return;
     this.pty!.resize(cols, rows);
-    this.terminal.resize(cols, rows);
-    // Mirrors resize where the canonical terminal did, so both parse what follows at one size.
-    this.resizes.push({ seq: (this.resizes.at(-1)?.seq ?? 0) + 1, offset: this.terminal.parsed, cols, rows });
+    // Mirrors resize where the canonical terminal does, so both parse what follows at one size.
+    const offset = this.terminal.resize(cols, rows);
+    this.resizes.push({ seq: (this.resizes.at(-1)?.seq ?? 0) + 1, offset, cols, rows });
     if (this.resizes.length > MAX_RESIZE_MARKS) this.resizes.shift();
     for (const watcher of this.outputWatchers) watcher();
     this.spec.launch.cols = cols;
@@ -308,13 +312,21 @@ export class Session {
     await this.exited;
   }
 
-  /** The text kept at exit (≤ 512 KiB), once the program has exited. */
-  get finalOutput(): string | null {
+  /**
+   * Makes the text kept at exit (≤ 512 KiB) once the program has exited, on the terminals'
+   * thread; `manifest()` carries it from then on.
+   */
+  makeFinalOutput(): Promise<void> {
     if (this.finalTextDue) {
       this.finalTextDue = false;
-      this.finalText = this.terminal.finalText(FINAL_TEXT_BYTES);
+      this.finalTextMade = this.terminal.finalText(FINAL_TEXT_BYTES).then(
+        (text) => {
+          if (!this.disposed) this.finalText = text;
+        },
+        () => undefined, // removed meanwhile: there is no text to keep
+      );
     }
-    return this.finalText;
+    return this.finalTextMade;
   }
 
   /** The program has exited and its text is not made yet. */
@@ -362,8 +374,8 @@ export class Session {
     };
   }
 
-  /** With `finalOutput: 'when-made'` the text kept at exit is not made for it (null until it is). */
-  manifest(finalOutput: 'now' | 'when-made' = 'now'): Manifest {
+  /** The text kept at exit is there once `makeFinalOutput` has made it. */
+  manifest(): Manifest {
     const { spec } = this;
     return {
       session: this.id,
@@ -386,7 +398,7 @@ export class Session {
       runtime: { current_observation: this.foreground.observation, last_runtime_id: this.foreground.lastRuntimeId },
       output_generation: this.outputGeneration,
       screen_changed_at_ms: this.screenChangedAtMs,
-      final_output: finalOutput === 'now' ? this.finalOutput : this.finalText,
+      final_output: this.finalText,
       hook: this.hook,
       resume: this.resume.record,
       restart: this.resume.restart,

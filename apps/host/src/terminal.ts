@@ -23,6 +23,12 @@ const ROW_FEEDS = /[\n\v\f\u0084\u0085]|\x1bD|\x1bE/g;
 /** Compressed bytes of deep scrollback a session keeps; past it the oldest rows go (REFERENCE.md: max scrollback). */
 export const SCROLLBACK_STORE_BYTES = 8 * 1024 * 1024;
 
+/** The program's modes that decide how input is encoded. */
+export interface TerminalModes {
+  bracketedPaste: boolean;
+  applicationCursorKeys: boolean;
+}
+
 /** What the canonical terminal tells its session. */
 export interface TerminalEvents {
   /** The records changed, or a query or report moved the signal time. */
@@ -46,6 +52,11 @@ export interface TerminalEvents {
 function useModernWidths(term: Terminal): void {
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
+}
+
+/** xterm's write buffer, reached for its synchronous path (not in the public API). */
+interface XtermInternals {
+  _core: { _writeBuffer: { writeSync(data: string): void } };
 }
 
 const toWire = (r: StatusRecord): WireRecord => ({
@@ -110,17 +121,26 @@ export class CanonicalTerminal {
     this.term.onBinary((data) => events.reply(Buffer.from(data, 'binary')));
   }
 
-  /** Parses a piece of output; `events.parsed` says when all of it has been. */
+  /**
+   * Parses a piece of output, now and whole (the terminals' thread decides how much at a time);
+   * `events.parsed` says so.
+   */
   write(data: string, bytes: number): void {
     for (const piece of this.scanner.split(data)) {
-      if (typeof piece !== 'string') this.term.write('', () => this.apply(piece));
-      else if (!this.deep) this.term.write(piece);
+      if (typeof piece !== 'string') this.apply(piece);
+      else if (!this.deep) this.parse(piece);
       else this.writeBounded(piece);
     }
-    this.term.write('', () => {
-      this.parsedOffset += bytes;
-      this.events.parsed(bytes);
-    });
+    this.parsedOffset += bytes;
+    this.events.parsed(bytes);
+  }
+
+  /**
+   * xterm parses text now, through its write buffer's synchronous path (the same parser its timed
+   * writes run in slices of up to 12 ms, which would hold every other terminal of the thread up).
+   */
+  private parse(text: string) {
+    if (text.length > 0) (this.term as unknown as XtermInternals)._core._writeBuffer.writeSync(text);
   }
 
   /**
@@ -134,7 +154,8 @@ export class CanonicalTerminal {
     let rows = Math.ceil((2 * text.length) / this.term.cols) + 1;
     while (rows <= PIECE_ROWS && ROW_FEEDS.exec(text)) rows++;
     if (rows <= PIECE_ROWS || text.length < 2) {
-      this.term.write(text, () => this.archive(ARCHIVE_AT));
+      this.parse(text);
+      this.archive(ARCHIVE_AT);
       return;
     }
     const half = text.length >> 1;
@@ -198,13 +219,8 @@ export class CanonicalTerminal {
     if (changed) this.events.recordsChanged();
   }
 
-  /** Resolves once the terminal has parsed all it was given. */
-  settled(): Promise<void> {
-    return new Promise((resolve) => this.term.write('', resolve));
-  }
-
   /** The program's modes that decide how input is encoded, as parsed so far. */
-  get modes(): { bracketedPaste: boolean; applicationCursorKeys: boolean } {
+  get modes(): TerminalModes {
     const modes = this.term.modes;
     return { bracketedPaste: modes.bracketedPasteMode, applicationCursorKeys: modes.applicationCursorKeysMode };
   }
@@ -239,11 +255,6 @@ export class CanonicalTerminal {
     this.boundary = this.term.registerMarker(row - buffer.baseY - buffer.cursorY) ?? null;
   }
 
-  /** The output offset the terminal has parsed up to. */
-  get parsed(): number {
-    return this.parsedOffset;
-  }
-
   get size(): { cols: number; rows: number } {
     return { cols: this.term.cols, rows: this.term.rows };
   }
@@ -260,15 +271,12 @@ export class CanonicalTerminal {
 
   /**
    * A mirror's starting point (REFERENCE.md §1.4): the screen and scrollback serialized as the
-   * escape sequences that redraw them, and the output offset they correspond to. Taken inside a
-   * write callback, once everything given has been parsed, so the two agree exactly. It carries
+   * escape sequences that redraw them, and the output offset they correspond to. It carries
    * at most `scrollback` rows of scrollback: the newest, and of the deep store's only those whose
    * replay fits in `deepBytes` (UTF-8); `scrollback_rows` says how many it carries.
    */
-  checkpoint(scrollback: number, deepBytes: number): Promise<{ checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number }> {
-    return new Promise((resolve) =>
-      this.term.write('', () => resolve({ ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size })),
-    );
+  checkpoint(scrollback: number, deepBytes: number): { checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number } {
+    return { ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size };
   }
 
   /** The deep rows asked for that fit in `deepBytes`, redrawn with their colours, then the terminal's own serialization. */
@@ -305,8 +313,7 @@ export class CanonicalTerminal {
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */
-  async read(lines = READ_LINES_DEFAULT, offset = 0) {
-    await this.settled();
+  read(lines = READ_LINES_DEFAULT, offset = 0) {
     const rows = this.terminalRows();
     const inTerminal = joinRows(rows);
     const deepLines = this.shownDeep?.lines ?? 0;
@@ -340,8 +347,7 @@ export class CanonicalTerminal {
   }
 
   /** Case-insensitive substring over every kept line; `line` is 1-based from the oldest. */
-  async search(pattern: string, maxMatches = SEARCH_MATCHES_DEFAULT) {
-    await this.settled();
+  search(pattern: string, maxMatches = SEARCH_MATCHES_DEFAULT) {
     const limit = Math.min(SEARCH_MATCHES_MAX, Math.max(1, maxMatches));
     const needle = pattern.toLowerCase();
     const matches: Array<{ line: number; text: string }> = [];

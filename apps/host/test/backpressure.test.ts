@@ -1,18 +1,20 @@
-// The PTY's backpressure, in process: a session's real canonical terminal behind a PTY that can
-// deliver faster than the terminal parses. A real Linux PTY cannot be made to: the host reads it
-// between the terminal's parsing slices, a few KiB at a time, and never got 64 KiB ahead of its
-// terminal in a 9 MiB flood even with the pause removed (mirror.test.ts floods a real one).
+// The PTY's backpressure, in process: a session's real canonical terminal (its thread's side served
+// here, over a MessageChannel) behind a stand-in PTY that delivers 1 MiB a turn, faster than any
+// terminal parses, so that the pause is certain to be needed, and nothing else runs between.
 import type { IPty } from 'node-pty';
 import * as pty from 'node-pty';
+import { MessageChannel } from 'node:worker_threads';
 import { Session } from '../src/session';
+import { serveTerminals } from '../src/terminal-thread';
+import { TerminalPool } from '../src/terminals';
 
 jest.mock('node-pty', () => ({ spawn: jest.fn() }));
 // The stand-in has no kernel stream to read at its exit.
 jest.mock('../src/pty-exit', () => ({ keepOutputAtExit: () => undefined }));
 
 const MiB = 1024 * 1024;
-/** README: "When the terminal falls 2 MiB behind, the PTY is paused until it catches up." */
-const TERMINAL_LAG_BYTES = 2 * MiB;
+/** README: "When the terminal falls 256 KiB behind, the PTY is paused until it catches up." */
+const TERMINAL_LAG_BYTES = 256 * 1024;
 const CHUNK = 64 * 1024;
 
 /** A PTY whose program writes `total` bytes of numbered lines, 1 MiB per turn of the event loop, unless paused. */
@@ -78,11 +80,13 @@ class FloodingPty {
   }
 }
 
-test('a terminal that falls 2 MiB behind pauses the PTY until it catches up, and nothing is lost', async () => {
+test('a terminal that falls 256 KiB behind pauses the PTY until it catches up, and nothing is lost', async () => {
   let session: Session | null = null;
   const fake = new FloodingPty(6 * MiB, () => session?.terminal.parsed ?? 0);
   (pty.spawn as jest.Mock).mockReturnValue(fake as unknown as IPty);
   const quiet = () => undefined;
+  const channel = new MessageChannel();
+  serveTerminals(channel.port2);
   session = new Session(
     {
       session: '11111111-2222-4333-8444-555555555555',
@@ -97,7 +101,7 @@ test('a terminal that falls 2 MiB behind pauses the PTY until it catches up, and
       resume: null,
       restart: null,
     },
-    { instance: 'i', buildId: 'b', log: quiet, listener: { status: quiet, output: quiet, title: quiet, lifecycle: quiet, observation: quiet, resume: quiet } },
+    { instance: 'i', buildId: 'b', log: quiet, terminals: new TerminalPool(channel.port1), listener: { status: quiet, output: quiet, title: quiet, lifecycle: quiet, observation: quiet, resume: quiet } },
   );
   session.start({});
   try {
@@ -114,5 +118,6 @@ test('a terminal that falls 2 MiB behind pauses the PTY until it catches up, and
     expect(text).toBe(`${String(fake.total / 64 - 2).padStart(8, '0')} ${'0123456789abcdef'.repeat(3)}01234\n${String(fake.total / 64 - 1).padStart(8, '0')} ${'0123456789abcdef'.repeat(3)}01234`);
   } finally {
     session.dispose();
+    channel.port1.close();
   }
 }, 90_000);

@@ -1,0 +1,151 @@
+import { ErrorCode, RpcError } from '@paneflow/protocol';
+import { collectSoon } from './memory';
+import { CanonicalTerminal, type TerminalModes } from './terminal';
+import { closedError, MessageBatch, type FromTerminals, type Question, type TerminalPort, type ToTerminals } from './terminals';
+
+/**
+ * Output one terminal parses before the thread turns to the others' and to new messages: about a
+ * millisecond of xterm's time, so a pane's report waits at most that for a flood in another.
+ */
+const SLICE_BYTES = 4 * 1024;
+
+/** What a terminal does next, in the order the host's thread asked: parse output, or the rest. */
+type Step = { data: string; bytes: number } | (() => void);
+
+/** One session's terminal on this thread, with what waits for its turn. */
+interface Fed {
+  canonical: CanonicalTerminal;
+  steps: Step[];
+  closed: boolean;
+}
+
+/**
+ * The terminals' thread (terminals.ts): keeps every session's CanonicalTerminal and does what the
+ * host's thread asks through `port`, in the order it asked. Output is parsed a slice per terminal
+ * in turn, between turns of the event loop; a resize or a question waits behind the output sent
+ * before it, so it sees all of that parsed.
+ */
+export function serveTerminals(port: TerminalPort): void {
+  const terminals = new Map<number, Fed>();
+  /** Terminals with steps waiting, in the order they will take their turns. */
+  const waiting = new Set<Fed>();
+  let turnDue = false;
+  const batch = new MessageBatch<FromTerminals>(port);
+  const send = (message: FromTerminals) => batch.send(message);
+
+  // Writes parsed one after another go back as one message, in order with everything else.
+  const parsed = (terminal: number, bytes: number, modes: TerminalModes) => {
+    const last = batch.last;
+    if (last?.type === 'parsed' && last.terminal === terminal) {
+      last.writes++;
+      last.bytes += bytes;
+      last.modes = modes;
+    } else send({ type: 'parsed', terminal, writes: 1, bytes, modes });
+  };
+
+  const open = (terminal: number, cols: number, rows: number, scrollback: number) => {
+    const canonical: CanonicalTerminal = new CanonicalTerminal(cols, rows, scrollback, {
+      recordsChanged: () => send({ type: 'records', terminal, records: canonical.records(), declared: canonical.declaredStatus() }),
+      signalled: () => send({ type: 'signalled', terminal }),
+      marked: () => send({ type: 'marked', terminal }),
+      title: (title) => send({ type: 'title', terminal, title }),
+      parsed: (bytes) => parsed(terminal, bytes, canonical.modes),
+      reply: (data) => send({ type: 'reply', terminal, data }),
+    });
+    terminals.set(terminal, { canonical, steps: [], closed: false });
+  };
+
+  /** Each terminal with steps waiting takes a slice, then the event loop turns (new messages come in). */
+  const turn = () => {
+    turnDue = false;
+    for (const fed of [...waiting]) {
+      let budget = SLICE_BYTES;
+      while (budget > 0 && fed.steps.length > 0) {
+        const step = fed.steps.shift()!;
+        if (typeof step === 'function') step();
+        else if (!fed.closed) {
+          fed.canonical.write(step.data, step.bytes);
+          budget -= step.bytes;
+        }
+      }
+      if (fed.steps.length === 0) waiting.delete(fed);
+    }
+    if (waiting.size > 0) scheduleTurn();
+  };
+  const scheduleTurn = () => {
+    if (turnDue) return;
+    turnDue = true;
+    setImmediate(turn);
+  };
+  const queue = (fed: Fed, step: Step) => {
+    fed.steps.push(step);
+    waiting.add(fed);
+    scheduleTurn();
+  };
+
+  const answer = (canonical: CanonicalTerminal, question: Question): unknown => {
+    switch (question.name) {
+      case 'settled':
+        return canonical.modes;
+      case 'userInput':
+        return canonical.userInput();
+      case 'processExit':
+        return canonical.processExit();
+      case 'read':
+        return canonical.read(question.lines, question.offset);
+      case 'search':
+        return canonical.search(question.pattern, question.maxMatches);
+      case 'checkpoint':
+        return { ...canonical.checkpoint(question.scrollback, question.deepBytes), dropped_rows: canonical.droppedRows };
+      case 'finalText':
+        return canonical.finalText(question.maxBytes);
+    }
+  };
+
+  /** Answers a question about `fed` as it is now; a closed terminal has nothing left to wait for, nor to read. */
+  const reply = (fed: Fed | undefined, ask: number, question: Question) => {
+    try {
+      if (fed && !fed.closed) send({ type: 'answer', ask, result: answer(fed.canonical, question) });
+      else if (question.name === 'settled' || question.name === 'userInput' || question.name === 'processExit') send({ type: 'answer', ask });
+      else throw closedError();
+    } catch (error) {
+      const { code, message, data } = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, (error as Error).message);
+      send({ type: 'answer', ask, error: { code, message, data } });
+    }
+  };
+
+  const receive = (message: ToTerminals) => {
+    if (message.type === 'open') {
+      open(message.terminal, message.cols, message.rows, message.scrollback);
+      return;
+    }
+    const fed = terminals.get(message.terminal);
+    switch (message.type) {
+      case 'write':
+        if (fed) queue(fed, { data: message.data, bytes: message.bytes });
+        break;
+      case 'resize':
+        if (fed) queue(fed, () => fed.closed || fed.canonical.resize(message.cols, message.rows));
+        break;
+      case 'ask': {
+        const { ask, question } = message;
+        // A user's input and an exit change the records at once, not in stream order (as they did in one thread).
+        if (fed && question.name !== 'userInput' && question.name !== 'processExit') queue(fed, () => reply(fed, ask, question));
+        else reply(fed, ask, question);
+        break;
+      }
+      case 'close':
+        if (!fed) break;
+        // Questions still waiting get their answers as closed; output waiting is dropped.
+        fed.closed = true;
+        fed.canonical.dispose();
+        terminals.delete(message.terminal);
+        // A closed terminal's rows are this thread's memory to give back.
+        collectSoon();
+        break;
+    }
+  };
+  port.on('message', (messages) => {
+    for (const message of messages as ToTerminals[]) receive(message);
+  });
+}

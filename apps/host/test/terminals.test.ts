@@ -1,0 +1,114 @@
+// The terminals' thread and the host's side of it, in process: both ends served over a real
+// MessageChannel, so every message is cloned and delivered a turn later, as between threads
+// (the host's binary runs the same code on a worker thread; every other host test drives that).
+import { ErrorCode, RpcError } from '@paneflow/protocol';
+import { MessageChannel } from 'node:worker_threads';
+import { serveTerminals } from '../src/terminal-thread';
+import { TerminalPool, type RemoteTerminalEvents } from '../src/terminals';
+
+/** The events a session would hear, in order, as short strings. */
+function recorder() {
+  const heard: string[] = [];
+  const events: RemoteTerminalEvents = {
+    recordsChanged: () => heard.push('records'),
+    signalled: () => heard.push('signalled'),
+    marked: () => heard.push('marked'),
+    title: (title) => heard.push(`title ${title}`),
+    parsed: (bytes, writes) => heard.push(`parsed ${bytes} in ${writes}`),
+    reply: (data) => heard.push(`reply ${JSON.stringify(data.toString())}`),
+  };
+  return { heard, events };
+}
+
+let channel: MessageChannel;
+let posted: unknown[][];
+let pool: TerminalPool;
+
+beforeEach(() => {
+  channel = new MessageChannel();
+  serveTerminals(channel.port2);
+  posted = [];
+  const port = channel.port1;
+  pool = new TerminalPool({
+    postMessage: (messages) => {
+      posted.push(messages as unknown[]);
+      port.postMessage(messages);
+    },
+    on: (event, listener) => port.on(event, listener),
+  });
+});
+
+afterEach(() => {
+  channel.port1.close();
+});
+
+test('what the terminal parses comes back in stream order: replies, records, title, and the writes parsed, counted', async () => {
+  const { heard, events } = recorder();
+  const terminal = pool.open(80, 24, 1000, events);
+  const writes = ['hello\r\n', '\x1b]0;build\x07', '\x1b]7501;state=working:msg=dGVzdHM=\x1b\\', '\x1b[c', 'bye\r\n'];
+  for (const data of writes) terminal.write(data, Buffer.byteLength(data));
+  await terminal.settled();
+  const bytes = writes.reduce((sum, data) => sum + Buffer.byteLength(data), 0);
+  // The parsed writes between events go back as one message each, and count every write.
+  expect(heard).toEqual([
+    `parsed ${Buffer.byteLength(writes[0])} in 1`,
+    'title build',
+    `parsed ${Buffer.byteLength(writes[1])} in 1`,
+    'signalled',
+    'marked',
+    'records',
+    `parsed ${Buffer.byteLength(writes[2])} in 1`,
+    'reply "\\u001b[?1;2c"',
+    `parsed ${Buffer.byteLength(writes[3]) + Buffer.byteLength(writes[4])} in 2`,
+  ]);
+  expect(terminal.parsed).toBe(bytes);
+  expect(terminal.records()).toEqual([expect.objectContaining({ state: 'working', msg: 'tests' })]);
+  expect(terminal.declaredStatus()).toEqual(expect.objectContaining({ state: 'working', message: 'tests' }));
+  // Sent in one turn, the open, the five writes and the question went over as one message.
+  expect(posted.map((messages) => messages.map((m) => (m as { type: string }).type))).toEqual([['open', 'write', 'write', 'write', 'write', 'write', 'ask']]);
+});
+
+test('input modes follow what was parsed, and a user’s input drops done records before it is answered', async () => {
+  const terminal = pool.open(80, 24, 1000, recorder().events);
+  expect(terminal.modes).toEqual({ bracketedPaste: false, applicationCursorKeys: false });
+  terminal.write('\x1b[?2004h\x1b[?1h', 12);
+  await terminal.settled();
+  expect(terminal.modes).toEqual({ bracketedPaste: true, applicationCursorKeys: true });
+  const done = '\x1b]7501;state=done\x1b\\';
+  terminal.write(done, done.length);
+  await terminal.settled();
+  expect(terminal.records()).toEqual([expect.objectContaining({ state: 'done' })]);
+  await terminal.userInput();
+  expect(terminal.records()).toEqual([]);
+});
+
+test('a resize comes after the output written before it, at the offset it returns', async () => {
+  const { heard, events } = recorder();
+  const terminal = pool.open(20, 5, 1000, events);
+  // Thirty characters, then where the cursor is: at 20 columns it wrapped to the second row.
+  const before = `${'x'.repeat(30)}\x1b[6n`;
+  terminal.write(before, before.length);
+  // Not parsed yet; still the resize comes after it.
+  expect(terminal.resize(40, 5)).toBe(before.length);
+  await terminal.settled();
+  // Had it come first, the thirty would have fit the first row: 1;31.
+  expect(heard.filter((event) => event.startsWith('reply'))).toEqual(['reply "\\u001b[2;11R"']);
+  const checkpoint = await terminal.checkpoint(1000, 1024 * 1024);
+  expect(checkpoint).toEqual(expect.objectContaining({ cols: 40, rows: 5, output_offset: before.length, dropped_rows: 0 }));
+});
+
+test('a refusal comes back as the RpcError it was; a closed terminal has nothing to wait for and nothing to read', async () => {
+  const terminal = pool.open(80, 24, 1000, recorder().events);
+  terminal.write('one\r\ntwo', 8);
+  const refused = terminal.read(10, 5);
+  await expect(refused).rejects.toBeInstanceOf(RpcError);
+  await expect(refused).rejects.toMatchObject({ code: ErrorCode.InvalidParams, data: { reason: 'offset_out_of_range', field: 'offset' } });
+  await expect(terminal.search('TWO')).resolves.toEqual({ matches: [{ line: 2, text: 'two' }], truncated: false });
+  // Asked, then closed before its turn came: the terminal is gone.
+  const search = terminal.search('TWO');
+  terminal.dispose();
+  await expect(search).rejects.toMatchObject({ code: ErrorCode.NotFound, data: { reason: 'session_gone' } });
+  await expect(terminal.settled()).resolves.toBeUndefined();
+  await expect(terminal.processExit()).resolves.toBeUndefined();
+  await expect(terminal.read()).rejects.toMatchObject({ code: ErrorCode.NotFound, data: { reason: 'session_gone' } });
+});
