@@ -3,11 +3,9 @@ import { processStartTime } from '@paneflow/proc';
 import { HOST_PROTOCOL_VERSION, RpcError } from '@paneflow/protocol';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
 import { Host } from './host';
 import { hostMethods } from './host-methods';
-import { serveTerminals } from './terminal-thread';
-import { startTerminalThread, TERMINALS_THREAD } from './terminals';
+import { startTerminalThread } from './terminals';
 
 const USAGE = `usage: paneflow-host [--home DIR] <command>
 
@@ -20,9 +18,7 @@ commands:
 The home is --home, else $PANEFLOW_HOME, else $XDG_STATE_HOME/paneflow, else ~/.local/state/paneflow.
 example: paneflow-host --home /tmp/pf start`;
 
-// The host's one bundle is also its terminals' thread (terminals.ts).
-if (workerData === TERMINALS_THREAD) serveTerminals(parentPort!);
-else daemonMain({
+daemonMain({
   program: 'paneflow-host',
   usage: USAGE,
   commands: {
@@ -31,7 +27,7 @@ else daemonMain({
       restoreUserEnvironment(process.env);
       const { endpoints, log, fail } = context;
       const owner = takeOwnership(context, 'host');
-      const terminals = startTerminalThread(__filename, (error) => {
+      const terminals = startTerminalThread(join(__dirname, 'paneflow-host-terminals.cjs'), (error) => {
         // Every session's screen and records lived there: a host without them is no host.
         log(`the terminals' thread failed: ${error.message}`);
         process.exit(70);

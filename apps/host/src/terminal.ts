@@ -14,10 +14,10 @@ import { rowsOf, tailText } from './terminal-text';
  * still reflows); output is parsed in pieces that add at most `PIECE_ROWS` rows each, so no row
  * leaves the terminal before it has been moved (200 + 256 < 500).
  */
-const TERMINAL_SCROLLBACK = 500;
-const ARCHIVE_AT = 200;
+const TERMINAL_SCROLLBACK = 250;
+const ARCHIVE_AT = 140;
 const TAIL_KEPT = 50;
-const PIECE_ROWS = 256;
+const PIECE_ROWS = 100;
 // eslint-disable-next-line no-control-regex -- what moves the cursor down a row
 const ROW_FEEDS = /[\n\v\f\u0084\u0085]|\x1bD|\x1bE/g;
 /** Compressed bytes of deep scrollback a session keeps; past it the oldest rows go (REFERENCE.md: max scrollback). */

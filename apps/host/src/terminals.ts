@@ -10,9 +10,6 @@ import type { CanonicalTerminal, TerminalEvents, TerminalModes } from './termina
  * terminal's records and input modes, which the terminals' thread sends with every change.
  */
 
-/** What the terminals' thread is started with, so that the host's one bundle knows which it is. */
-export const TERMINALS_THREAD = 'paneflow-terminals';
-
 export type Question =
   | { name: 'settled' }
   | { name: 'userInput' }
@@ -135,11 +132,11 @@ export class TerminalPool {
 }
 
 /**
- * Starts the terminals' thread from the host's own bundle (`file`). It is the host's to the end:
- * `failed` is told if it ever stops, which leaves every session without its terminal.
+ * Starts the terminals' thread from its bundle (`file`, terminals-main.ts). It is the host's to
+ * the end: `failed` is told if it ever stops, which leaves every session without its terminal.
  */
 export function startTerminalThread(file: string, failed: (error: Error) => void): TerminalPool {
-  const worker = new Worker(file, { workerData: TERMINALS_THREAD });
+  const worker = new Worker(file);
   worker.on('error', failed);
   worker.on('exit', (code) => failed(new Error(`the terminals' thread exited with code ${code}`)));
   // The host stops when it is asked to, not when its sockets and PTYs leave only this thread.
