@@ -255,6 +255,8 @@ test('paneflow with no verb, in a terminal with no desktop, attaches to the demo
   expect(text(lines)).toMatch(/─ \d+ demo-agent/);
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
+  // The demo's agent would go on to ask for approval, out of view of the tests that follow: a bell of its own.
+  await home.rpc('workspace.close', { workspace_id: (await workspaceOf('demo')).id });
 });
 
 /** An sshd of the test's own on a free port, taking one key, for root. */

@@ -5,10 +5,16 @@ import { StreamReply, type Handlers } from '@paneflow/rpc';
 import { timingSafeEqual } from 'node:crypto';
 import { Follower } from './follower';
 import type { Host } from './host';
+import type { Session } from './session';
 import { followOutput } from './output';
 import { planRestart } from './resume';
 
 const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
+
+/** The texts kept at exit made, also for a session that exited while they were being made. */
+async function finalOutputsMade(sessions: Session[]): Promise<void> {
+  while (sessions.some((s) => s.finalOutputDue)) await Promise.all(sessions.map((s) => s.makeFinalOutput()));
+}
 
 /**
  * The largest checkpoint `session.attach` sends: HOST_CHECKPOINT_MAX_BYTES, or a smaller positive
@@ -83,11 +89,12 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       return { session: session.id, generation: session.generation, pid: session.pid ?? 0, created: true };
     },
     'session.list': async () => {
-      await Promise.all([...sessions.values()].map((s) => s.makeFinalOutput()));
+      await finalOutputsMade([...sessions.values()]);
       return { sessions: host.allManifests() };
     },
     'session.inspect': async ({ session }) => {
-      await sessions.get(session)?.makeFinalOutput();
+      const found = sessions.get(session);
+      if (found) await finalOutputsMade([found]);
       const manifest = sessions.get(session)?.manifest() ?? manifests.inherited.get(session);
       if (!manifest) throw notFound(session);
       return { ...manifest, frame_seq: host.sentFrames };

@@ -89,7 +89,7 @@ export class Session {
    */
   private finalText: string | null = null;
   private finalTextDue = false;
-  private finalTextMade: Promise<void> = Promise.resolve();
+  private finalTextMaking: Promise<void> | null = null;
   /** Which agent runs in front, and what runs there: read when something happens. */
   readonly foreground: ForegroundWatch;
   /** The raw output, for mirrors (session.output). */
@@ -132,10 +132,11 @@ export class Session {
       },
       parsed: (bytes, writes) => this.parsed(bytes, writes),
       reply: (data) => this.pty?.write(data),
+      failed: (message) => context.log(`session ${this.id}: its terminal failed and is gone (${message}); the program goes on`),
     });
     this.foreground = new ForegroundWatch(this, {
       agentSeen: (observation, cwd) => this.resume.observed(observation, cwd),
-      agentGone: () => void this.terminal.processExit(),
+      agentGone: () => void this.terminal.processExit().catch(() => undefined),
       changed: () => {
         this.touch();
         context.listener.observation(this);
@@ -215,12 +216,13 @@ export class Session {
   private async finish(exitCode: number, signal: number | null) {
     // The foreground at exit stays the session's agent: no scan of a tree that is gone.
     this.foreground.stop();
-    await this.terminal.settled();
+    // Never refused while the terminals' thread runs (and the host exits if it stops).
+    await this.terminal.settled().catch(() => undefined);
     this.exitCode = exitCode;
     this.exitSignal = signal || null;
     if (!this.disposed) this.finalTextDue = true;
     this.pty = null;
-    await this.terminal.processExit();
+    await this.terminal.processExit().catch(() => undefined);
     this.resume.exited(exitCode, this.exitSignal);
     this.setLifecycle('exited');
   }
@@ -314,19 +316,28 @@ export class Session {
 
   /**
    * Makes the text kept at exit (≤ 512 KiB) once the program has exited, on the terminals'
-   * thread; `manifest()` carries it from then on.
+   * thread; `manifest()` carries it from then on. It stays due until it is made, so a manifest
+   * written meanwhile is followed by one with it.
    */
   makeFinalOutput(): Promise<void> {
-    if (this.finalTextDue) {
-      this.finalTextDue = false;
-      this.finalTextMade = this.terminal.finalText(FINAL_TEXT_BYTES).then(
-        (text) => {
-          if (!this.disposed) this.finalText = text;
-        },
-        () => undefined, // removed meanwhile: there is no text to keep
-      );
+    if (this.finalTextDue && !this.finalTextMaking) {
+      this.finalTextMaking = this.terminal
+        .finalText(FINAL_TEXT_BYTES)
+        .then(
+          (text) => {
+            if (!this.disposed) this.finalText = text;
+          },
+          (error: Error) => {
+            // Removed meanwhile: there is no text to keep. Anything else, the manifest goes without it.
+            if (!this.disposed) this.context.log(`session ${this.id}: the text kept at exit was not made: ${error.message}`);
+          },
+        )
+        .finally(() => {
+          this.finalTextDue = false;
+          this.finalTextMaking = null;
+        });
     }
-    return this.finalTextMade;
+    return this.finalTextMaking ?? Promise.resolve();
   }
 
   /** The program has exited and its text is not made yet. */

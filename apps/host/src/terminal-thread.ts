@@ -14,6 +14,7 @@ type Step = { data: string; bytes: number } | (() => void);
 
 /** One session's terminal on this thread, with what waits for its turn. */
 interface Fed {
+  id: number;
   canonical: CanonicalTerminal;
   steps: Step[];
   closed: boolean;
@@ -52,7 +53,16 @@ export function serveTerminals(port: TerminalPort): void {
       parsed: (bytes) => parsed(terminal, bytes, canonical.modes),
       reply: (data) => send({ type: 'reply', terminal, data }),
     });
-    terminals.set(terminal, { canonical, steps: [], closed: false });
+    terminals.set(terminal, { id: terminal, canonical, steps: [], closed: false });
+  };
+
+  /** Closes a terminal: what waits for it is answered as closed, its output dropped. */
+  const close = (fed: Fed) => {
+    fed.closed = true;
+    terminals.delete(fed.id);
+    fed.canonical.dispose();
+    // A closed terminal's rows are this thread's memory to give back.
+    collectSoon();
   };
 
   /** Each terminal with steps waiting takes a slice, then the event loop turns (new messages come in). */
@@ -62,10 +72,16 @@ export function serveTerminals(port: TerminalPort): void {
       let budget = SLICE_BYTES;
       while (budget > 0 && fed.steps.length > 0) {
         const step = fed.steps.shift()!;
-        if (typeof step === 'function') step();
-        else if (!fed.closed) {
-          fed.canonical.write(step.data, step.bytes);
-          budget -= step.bytes;
+        try {
+          if (typeof step === 'function') step();
+          else if (!fed.closed) {
+            fed.canonical.write(step.data, step.bytes);
+            budget -= step.bytes;
+          }
+        } catch (error) {
+          // One terminal's failure is its session's alone: the others go on.
+          if (!fed.closed) close(fed);
+          send({ type: 'failed', terminal: fed.id, message: (error as Error).message });
         }
       }
       if (fed.steps.length === 0) waiting.delete(fed);
@@ -116,7 +132,11 @@ export function serveTerminals(port: TerminalPort): void {
 
   const receive = (message: ToTerminals) => {
     if (message.type === 'open') {
-      open(message.terminal, message.cols, message.rows, message.scrollback);
+      try {
+        open(message.terminal, message.cols, message.rows, message.scrollback);
+      } catch (error) {
+        send({ type: 'failed', terminal: message.terminal, message: (error as Error).message });
+      }
       return;
     }
     const fed = terminals.get(message.terminal);
@@ -135,13 +155,7 @@ export function serveTerminals(port: TerminalPort): void {
         break;
       }
       case 'close':
-        if (!fed) break;
-        // Questions still waiting get their answers as closed; output waiting is dropped.
-        fed.closed = true;
-        fed.canonical.dispose();
-        terminals.delete(message.terminal);
-        // A closed terminal's rows are this thread's memory to give back.
-        collectSoon();
+        if (fed) close(fed);
         break;
     }
   };

@@ -12,7 +12,7 @@ import { rowsOf, tailText } from './terminal-text';
  * to the session's `ScrollbackStore`, compactly. Rows are moved there once more than
  * `ARCHIVE_AT` wait in the terminal's scrollback, down to `TAIL_KEPT` (the recent rows a resize
  * still reflows); output is parsed in pieces that add at most `PIECE_ROWS` rows each, so no row
- * leaves the terminal before it has been moved (200 + 256 < 500).
+ * leaves the terminal before it has been moved (140 + 100 < 250). 250 rows, not more: each costs about 1 KiB.
  */
 const TERMINAL_SCROLLBACK = 250;
 const ARCHIVE_AT = 140;

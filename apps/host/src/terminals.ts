@@ -34,12 +34,16 @@ export type FromTerminals =
   | { type: 'signalled' | 'marked'; terminal: number }
   | { type: 'title'; terminal: number; title: string }
   | { type: 'reply'; terminal: number; data: string | Uint8Array }
+  /** The terminal threw (xterm, the store): it is closed, the session goes on without it. */
+  | { type: 'failed'; terminal: number; message: string }
   | { type: 'answer'; ask: number; result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
 /** What a session hears from its terminal: as `TerminalEvents`, but parsed writes come counted. */
 export interface RemoteTerminalEvents extends Omit<TerminalEvents, 'parsed'> {
   /** `writes` more writes (PTY reads) have been parsed, whole: `bytes` in all. */
   parsed(bytes: number, writes: number): void;
+  /** The terminal failed and is gone: what it was asked is refused from now on. */
+  failed(message: string): void;
 }
 
 /** A worker, its parent port, or one end of a MessageChannel (the in-process tests). */
@@ -262,6 +266,10 @@ export class RemoteTerminal {
         break;
       case 'title':
         this.events.title(message.title);
+        break;
+      case 'failed':
+        this.disposed = true;
+        this.events.failed(message.message);
         break;
       case 'reply':
         this.events.reply(typeof message.data === 'string' ? message.data : Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));

@@ -16,6 +16,7 @@ function recorder() {
     title: (title) => heard.push(`title ${title}`),
     parsed: (bytes, writes) => heard.push(`parsed ${bytes} in ${writes}`),
     reply: (data) => heard.push(`reply ${JSON.stringify(data.toString())}`),
+    failed: (message) => heard.push(`failed ${message}`),
   };
   return { heard, events };
 }
@@ -111,4 +112,19 @@ test('a refusal comes back as the RpcError it was; a closed terminal has nothing
   await expect(terminal.settled()).resolves.toBeUndefined();
   await expect(terminal.processExit()).resolves.toBeUndefined();
   await expect(terminal.read()).rejects.toMatchObject({ code: ErrorCode.NotFound, data: { reason: 'session_gone' } });
+});
+
+test('a terminal that throws is closed alone: its session hears why, the other terminals go on', async () => {
+  const broken = recorder();
+  const other = recorder();
+  const one = pool.open(80, 24, 1000, broken.events);
+  const two = pool.open(80, 24, 1000, other.events);
+  // xterm refuses a size that is not a whole number, on the thread, in the resize's turn.
+  one.resize(80.5, 24);
+  one.write('lost\r\n', 6);
+  two.write('still here\r\n', 12);
+  await expect(two.read(1)).resolves.toMatchObject({ text: 'still here' });
+  expect(broken.heard).toEqual(['failed This API only accepts integers']);
+  await expect(one.read()).rejects.toMatchObject({ code: ErrorCode.NotFound, data: { reason: 'session_gone' } });
+  await expect(one.settled()).resolves.toBeUndefined();
 });
