@@ -95,7 +95,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'session.inspect': async ({ session }) => {
       const found = sessions.get(session);
       if (found) await finalOutputsMade([found]);
-      const manifest = sessions.get(session)?.manifest() ?? manifests.inherited.get(session);
+      const manifest = found?.manifest() ?? manifests.inherited.get(session);
       if (!manifest) throw notFound(session);
       return { ...manifest, frame_seq: host.sentFrames };
     },

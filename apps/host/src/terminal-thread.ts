@@ -1,7 +1,7 @@
 import { ErrorCode, RpcError } from '@paneflow/protocol';
 import { collectSoon } from './memory';
 import { CanonicalTerminal, type TerminalModes } from './terminal';
-import { closedError, MessageBatch, type FromTerminals, type Question, type TerminalPort, type ToTerminals } from './terminals';
+import { MessageBatch, type FromTerminals, type Question, type TerminalPort, type ToTerminals } from './terminals';
 
 /**
  * Output one terminal parses before the thread turns to the others' and to new messages: about a
@@ -112,7 +112,7 @@ export function serveTerminals(port: TerminalPort): void {
       case 'search':
         return canonical.search(question.pattern, question.maxMatches);
       case 'checkpoint':
-        return { ...canonical.checkpoint(question.scrollback, question.deepBytes), dropped_rows: canonical.droppedRows };
+        return canonical.checkpoint(question.scrollback, question.deepBytes);
       case 'finalText':
         return canonical.finalText(question.maxBytes);
     }
@@ -123,7 +123,7 @@ export function serveTerminals(port: TerminalPort): void {
     try {
       if (fed && !fed.closed) send({ type: 'answer', ask, result: answer(fed.canonical, question) });
       else if (question.name === 'settled' || question.name === 'userInput' || question.name === 'processExit') send({ type: 'answer', ask });
-      else throw closedError();
+      else throw new RpcError(ErrorCode.NotFound, 'the session is gone', { reason: 'session_gone' });
     } catch (error) {
       const { code, message, data } = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, (error as Error).message);
       send({ type: 'answer', ask, error: { code, message, data } });

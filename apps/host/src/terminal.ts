@@ -273,10 +273,11 @@ export class CanonicalTerminal {
    * A mirror's starting point (REFERENCE.md §1.4): the screen and scrollback serialized as the
    * escape sequences that redraw them, and the output offset they correspond to. It carries
    * at most `scrollback` rows of scrollback: the newest, and of the deep store's only those whose
-   * replay fits in `deepBytes` (UTF-8); `scrollback_rows` says how many it carries.
+   * replay fits in `deepBytes` (UTF-8); `scrollback_rows` says how many it carries, `dropped_rows`
+   * how many the store has dropped.
    */
-  checkpoint(scrollback: number, deepBytes: number): { checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number } {
-    return { ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size };
+  checkpoint(scrollback: number, deepBytes: number): { checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number; dropped_rows: number } {
+    return { ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size, dropped_rows: this.droppedRows };
   }
 
   /** The deep rows asked for that fit in `deepBytes`, redrawn with their colours, then the terminal's own serialization. */
@@ -308,7 +309,7 @@ export class CanonicalTerminal {
   }
 
   /** Rows of scrollback dropped, oldest first, past the deep store's limits since the session started. */
-  get droppedRows(): number {
+  private get droppedRows(): number {
     return this.deep?.droppedRows ?? 0;
   }
 

@@ -1,4 +1,4 @@
-import { ErrorCode, RpcError, type Manifest, type WireRecord } from '@paneflow/protocol';
+import { RpcError, type Manifest, type WireRecord } from '@paneflow/protocol';
 import { Worker } from 'node:worker_threads';
 import type { CanonicalTerminal, TerminalEvents, TerminalModes } from './terminal';
 
@@ -78,9 +78,9 @@ export class MessageBatch<T> {
   }
 }
 
-type ReadResult = Awaited<ReturnType<CanonicalTerminal['read']>>;
-type SearchResult = Awaited<ReturnType<CanonicalTerminal['search']>>;
-type Checkpoint = Awaited<ReturnType<CanonicalTerminal['checkpoint']>> & { dropped_rows: number };
+type ReadResult = ReturnType<CanonicalTerminal['read']>;
+type SearchResult = ReturnType<CanonicalTerminal['search']>;
+type Checkpoint = ReturnType<CanonicalTerminal['checkpoint']>;
 
 /** The host's side of the terminals' thread: opens terminals there and routes what comes back. */
 export class TerminalPool {
@@ -216,7 +216,7 @@ export class RemoteTerminal {
     return this.ask({ name: 'search', pattern, maxMatches });
   }
 
-  /** A mirror's starting point (CanonicalTerminal.checkpoint), with the rows the store has dropped. */
+  /** A mirror's starting point (CanonicalTerminal.checkpoint). */
   checkpoint(scrollback: number, deepBytes: number): Promise<Checkpoint> {
     return this.ask({ name: 'checkpoint', scrollback, deepBytes });
   }
@@ -240,8 +240,8 @@ export class RemoteTerminal {
     this.pool.closed(this.id);
   }
 
+  /** Asked of the thread, also once closed: it answers for a terminal it no longer has. */
   private ask<T>(question: Question): Promise<T> {
-    if (this.disposed) return question.name === 'settled' || question.name === 'userInput' || question.name === 'processExit' ? Promise.resolve(undefined as T) : Promise.reject(closedError());
     return this.pool.ask(this.id, question);
   }
 
@@ -268,7 +268,6 @@ export class RemoteTerminal {
         this.events.title(message.title);
         break;
       case 'failed':
-        this.disposed = true;
         this.events.failed(message.message);
         break;
       case 'reply':
@@ -276,8 +275,4 @@ export class RemoteTerminal {
         break;
     }
   }
-}
-
-export function closedError(): RpcError {
-  return new RpcError(ErrorCode.NotFound, 'the session is gone', { reason: 'session_gone' });
 }
