@@ -1,5 +1,5 @@
 import type { Grid, Rect } from './grid';
-import { Attr, COLOR_PALETTE, COLOR_RGB, DEFAULT_COLOR, type Color } from './style';
+import { Attr, COLOR_PALETTE, COLOR_RGB, DEFAULT_COLOR, type Color, type Style } from './style';
 
 // The part of @xterm/headless's buffer API this library reads, declared here so that nothing
 // imports xterm at run time: an `IBuffer` from `terminal.buffer.active` fits `PaneBuffer`.
@@ -68,6 +68,11 @@ export function attrsOfCell(cell: PaneCell): number {
     (cell.isInvisible() ? Attr.invisible : 0) |
     (cell.isStrikethrough() ? Attr.strikethrough : 0)
   );
+}
+
+/** A cell's style as the screen keeps it; xterm.js's current SGR state (`AttributeData`) reads the same. */
+export function cellStyle(cell: PaneCell): Style {
+  return { fg: fgOf(cell), bg: bgOf(cell), attrs: attrsOfCell(cell) };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { attrsOfCell, bgOf, fgOf, type PaneCell, type PaneLine } from './pane';
 import { ATTRIBUTE_CODES, colorParams } from './render';
-import { DEFAULT_COLOR } from './style';
+import { PlainLines, type CharWidth } from './plain-lines';
+import { RunBuilder } from './runs';
+import { DEFAULT_COLOR, type Style } from './style';
 
 /**
  * A terminal row kept outside the terminal (a deep scrollback): its text as xterm.js's
@@ -42,43 +44,6 @@ function unitsOf(cell: PaneCell): number {
   const content = (cell as CellWords).content;
   if (typeof content === 'number' && (content & IS_COMBINED) === 0) return (content & CODE_POINT) > 0xffff ? 2 : 1;
   return cell.getChars().length || 1;
-}
-
-/** A row's style runs (`KeptRow.runs`) as its cells are read: a run ends where the style changes. */
-class RunBuilder {
-  runs: number[] = [];
-  private start = 0;
-  private fg = DEFAULT_COLOR;
-  private bg = DEFAULT_COLOR;
-  private attrs = 0;
-  private styled = false;
-
-  /** Starts a row, its runs going to `runs` (emptied). */
-  reset(runs: number[]): void {
-    runs.length = 0;
-    this.runs = runs;
-    this.start = 0;
-    this.fg = DEFAULT_COLOR;
-    this.bg = DEFAULT_COLOR;
-    this.attrs = 0;
-    this.styled = false;
-  }
-
-  /** The text from code unit `at` on has this style (until another is given). */
-  style(at: number, fg: number, bg: number, attrs: number): void {
-    if (fg === this.fg && bg === this.bg && attrs === this.attrs) return;
-    if (at > this.start) this.runs.push(at - this.start, this.fg, this.bg, this.attrs);
-    this.start = at;
-    this.fg = fg;
-    this.bg = bg;
-    this.attrs = attrs;
-    this.styled = true;
-  }
-
-  /** The text ends at `at`: its last run, unless the whole row is in the default style (no runs). */
-  end(at: number): void {
-    if (this.styled && at > this.start) this.runs.push(at - this.start, this.fg, this.bg, this.attrs);
-  }
 }
 
 /**
@@ -151,17 +116,30 @@ const HAS_CONTENT = CODE_POINT | IS_COMBINED;
 const WIDTH_SHIFT = 22;
 /** Ends a row's text in a packed block: a byte UTF-8 never holds. */
 const TEXT_END = 0xff;
+/** Begins plain lines packed as they came, in place of a row: another byte UTF-8 never holds. */
+const PLAIN = 0xfe;
 
 interface Utf8Decoder {
   decode(input: Uint8Array): string;
 }
-const platform = globalThis as unknown as { TextDecoder: new (label: 'utf-8', options: { ignoreBOM: boolean }) => Utf8Decoder };
+interface Utf8Encoder {
+  encodeInto(source: string, destination: Uint8Array): { written: number };
+}
+const platform = globalThis as unknown as {
+  TextDecoder: new (label: 'utf-8', options: { ignoreBOM: boolean }) => Utf8Decoder;
+  TextEncoder: new () => Utf8Encoder;
+};
+const encoder = new platform.TextEncoder();
 
 /**
  * Packs rows into one block of bytes (a store's block), as `keepRow` keeps them: per row its text
  * in UTF-8, a 0xFF byte, then unsigned LEB128 numbers — the run count times 2 plus 1 when the row
  * continues the one above, and each run's length (UTF-16 code units), fg, bg and attributes.
  * A code point UTF-8 cannot carry (a lone surrogate) is packed as U+FFFD.
+ *
+ * Plain lines (`PlainLines`) can be packed as they came instead, to be laid out into rows when
+ * read: 0xFE, then LEB128 numbers — the columns, the fg, bg and attributes they begin in, their
+ * row count — then their length in UTF-8 bytes as four bytes, little-endian, and the bytes.
  */
 export class RowPacker {
   private buffer = new Uint8Array(16 * 1024);
@@ -246,6 +224,28 @@ export class RowPacker {
     this.runs.length = 0;
     this.runs.push(...row.runs);
     this.endRow(row.wrapped);
+  }
+
+  /**
+   * Packs the plain lines of `text` from `from` to `to` as they came: `rows` rows of `lines`
+   * lines, laid out at `cols` columns from `style` when read.
+   */
+  addPlain(text: string, from: number, to: number, style: Style, cols: number, rows: number, lines: number): void {
+    this.reserve(24 + (to - from) * 3);
+    this.buffer[this.used++] = PLAIN;
+    this.putNumber(cols);
+    this.putNumber(style.fg);
+    this.putNumber(style.bg);
+    this.putNumber(style.attrs);
+    this.putNumber(rows);
+    const length = this.used;
+    this.used += 4;
+    const { written } = encoder.encodeInto(text.slice(from, to), this.buffer.subarray(this.used));
+    for (let i = 0; i < 4; i++) this.buffer[length + i] = (written >>> (8 * i)) & 0xff;
+    this.used += written;
+    if (this.rows === 0) this.firstWrapped = false;
+    this.rows += rows;
+    this.starts += lines;
   }
 
   /** The bytes packed so far, as a view that the next add may overwrite. */
@@ -346,8 +346,11 @@ export class RowPacker {
 // ignoreBOM: a row may begin with U+FEFF, which is text like any other.
 const decoder = new platform.TextDecoder('utf-8', { ignoreBOM: true });
 
-/** Reads a block `RowPacker` wrote, row by row; `withRuns` false skips the runs (what a search needs). */
-function unpack<T>(block: Uint8Array, withRuns: boolean, make: (text: string, runs: number[], wrapped: boolean) => T): T[] {
+/**
+ * Reads a block `RowPacker` wrote, row by row; `withRuns` false skips the runs (what a search
+ * needs). Plain lines are laid out with `width`, the widths they were measured with.
+ */
+function unpack<T>(block: Uint8Array, withRuns: boolean, width: CharWidth | undefined, make: (text: string, runs: number[], wrapped: boolean) => T): T[] {
   const rows: T[] = [];
   let at = 0;
   const number = (index: number) => {
@@ -359,8 +362,29 @@ function unpack<T>(block: Uint8Array, withRuns: boolean, make: (text: string, ru
       if (byte < 0x80) return value;
     }
   };
+  const plainLines = (index: number) => {
+    at++;
+    const cols = number(index);
+    const style: Style = { fg: number(index), bg: number(index), attrs: number(index) };
+    const count = number(index);
+    if (at + 4 > block.length) throw new TypeError(`packed plain lines at row ${index} end inside their length`);
+    const length = (block[at] | (block[at + 1] << 8) | (block[at + 2] << 16) | (block[at + 3] << 24)) >>> 0;
+    at += 4;
+    if (at + length > block.length) throw new TypeError(`packed plain lines at row ${index} end early`);
+    if (!width) throw new TypeError(`packed plain lines at row ${index}, and no widths to lay them out with`);
+    const text = decoder.decode(block.subarray(at, at + length));
+    at += length;
+    const laid: KeptRow[] = [];
+    new PlainLines(cols, width).layout(text, 0, text.length, style, laid);
+    if (laid.length !== count) throw new TypeError(`packed plain lines at row ${index} lay out as ${laid.length} rows, not ${count}`);
+    for (const row of laid) rows.push(make(row.text, row.runs, row.wrapped));
+  };
   while (at < block.length) {
     const index = rows.length;
+    if (block[at] === PLAIN) {
+      plainLines(index);
+      continue;
+    }
     const end = block.indexOf(TEXT_END, at);
     if (end === -1) throw new TypeError(`packed row ${index} has no end to its text`);
     const text = decoder.decode(block.subarray(at, end));
@@ -382,14 +406,14 @@ function unpack<T>(block: Uint8Array, withRuns: boolean, make: (text: string, ru
   return rows;
 }
 
-/** The rows `RowPacker` packed; throws a `TypeError` on anything else. */
-export function unpackRows(block: Uint8Array): KeptRow[] {
-  return unpack(block, true, (text, runs, wrapped) => ({ text, runs, wrapped }));
+/** The rows `RowPacker` packed (plain lines laid out with `width`); throws a `TypeError` on anything else. */
+export function unpackRows(block: Uint8Array, width?: CharWidth): KeptRow[] {
+  return unpack(block, true, width, (text, runs, wrapped) => ({ text, runs, wrapped }));
 }
 
 /** Only the texts and wraps of the rows `RowPacker` packed (their runs skipped): what a search needs. */
-export function unpackTexts(block: Uint8Array): Array<Pick<KeptRow, 'text' | 'wrapped'>> {
-  return unpack(block, false, (text, _runs, wrapped) => ({ text, wrapped }));
+export function unpackTexts(block: Uint8Array, width?: CharWidth): Array<Pick<KeptRow, 'text' | 'wrapped'>> {
+  return unpack(block, false, width, (text, _runs, wrapped) => ({ text, wrapped }));
 }
 
 /** Rows joined into logical lines: a wrapped row continues the line before it. */
