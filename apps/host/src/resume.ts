@@ -59,9 +59,14 @@ export class SessionResume {
     if (this.restart?.outcome === 'pending') this.settle('resumed', null);
   }
 
+  /** Whether what the program prints is still looked at (`output`): while its resume is unconfirmed. */
+  get watchingOutput(): boolean {
+    return this.restart?.outcome === 'pending';
+  }
+
   /** What the program printed: a runtime's failure marker means the resume failed. */
   output(text: string): void {
-    if (this.restart?.outcome !== 'pending') return;
+    if (!this.watchingOutput) return;
     const seen = this.window + text;
     this.window = seen.slice(-MARKER_WINDOW);
     const runtime = this.runtime();

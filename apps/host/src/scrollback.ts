@@ -1,4 +1,4 @@
-import { RowPacker, unpackRows, unpackTexts, type KeptLine, type KeptRow, type PaneCell } from '@paneflow/screen';
+import { RowPacker, unpackRows, unpackTexts, type CharWidth, type KeptLine, type KeptRow, type PaneCell, type Style } from '@paneflow/screen';
 import { inflateRawSync } from 'node:zlib';
 import { deflateInBackground } from './deflate';
 
@@ -41,6 +41,8 @@ export class ScrollbackStore {
   constructor(
     private readonly maxRows: number,
     private readonly maxBytes: number,
+    /** The widths plain lines were measured with, to lay them out with when read. */
+    private readonly width?: CharWidth,
     private readonly sealAt = BLOCK_BYTES,
   ) {}
 
@@ -72,6 +74,11 @@ export class ScrollbackStore {
   /** Adds a kept row, the next after those added before. */
   addRow(row: KeptRow): void {
     this.open.addRow(row);
+  }
+
+  /** Adds plain lines (`PlainLines`) as they came: `rows` rows of `lines` lines, laid out when read. */
+  addPlain(text: string, from: number, to: number, style: Style, cols: number, rows: number, lines: number): void {
+    this.open.addPlain(text, from, to, style, cols, rows, lines);
   }
 
   /** Ends a batch of adds: seals the open block once it is full, then applies the limits. */
@@ -120,11 +127,11 @@ export class ScrollbackStore {
   }
 
   private rowsOf(block: Block): KeptRow[] {
-    return unpackRows(this.packed(block));
+    return unpackRows(this.packed(block), this.width);
   }
 
   private textsOf(block: Block): TextRow[] {
-    return unpackTexts(this.packed(block));
+    return unpackTexts(this.packed(block), this.width);
   }
 
   /** Every kept row's text, oldest first, one block inflated at a time. */

@@ -150,7 +150,8 @@ export class Session {
     const { launch, cwd } = this.spec;
     const { program, args } = this.spec.run ?? { program: launch.shell, args: launch.args };
     try {
-      this.pty = pty.spawn(program, args, { name: 'xterm-256color', cols: launch.cols, rows: launch.rows, cwd, env, encoding: 'utf8' });
+      // Bytes as read (no encoding): the output tail keeps them, the terminals' thread decodes them.
+      this.pty = pty.spawn(program, args, { name: 'xterm-256color', cols: launch.cols, rows: launch.rows, cwd, env, encoding: null });
     } catch (error) {
       this.context.log(`session ${this.id}: cannot start ${program}: ${(error as Error).message}`);
       this.setLifecycle('failed');
@@ -160,7 +161,8 @@ export class Session {
     this.startedAt = processStartTime(this.pty.pid);
     this.setLifecycle('live');
     this.foreground.request();
-    this.pty.onData((data) => this.receive(data));
+    // Without an encoding node-pty hands over Buffers (its typings say string).
+    this.pty.onData((data) => this.receive(data as unknown as Buffer));
     keepOutputAtExit(this.pty);
     this.exited = new Promise((resolve) => {
       this.pty!.onExit(({ exitCode, signal }) => {
@@ -169,19 +171,18 @@ export class Session {
     });
   }
 
-  private receive(data: string) {
+  private receive(bytes: Buffer) {
     this.foreground.request();
-    const bytes = Buffer.from(data, 'utf8');
     this.inbox += bytes.length;
     this.output.append(bytes);
-    this.resume.output(data);
+    if (this.resume.watchingOutput) this.resume.output(bytes.toString('utf8'));
     for (const watcher of this.outputWatchers) watcher();
     // The terminal parses slower than a PTY can deliver: past the high-water mark the program waits.
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {
       this.paused = true;
       this.pty?.pause();
     }
-    this.terminal.write(data, bytes.length);
+    this.terminal.write(bytes);
   }
 
   /** `writes` PTY reads (`bytes` in all) have been parsed. */

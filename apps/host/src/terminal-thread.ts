@@ -6,8 +6,15 @@ import { MessageBatch, type FromTerminals, type Question, type TerminalPort, typ
 /**
  * Output one terminal parses before the thread turns to the others' and to new messages: about a
  * millisecond of xterm's time, so a pane's report waits at most that for a flood in another.
+ * Counted in what the terminal says its writes cost (skimmed lines cost less than parsed ones).
  */
-const SLICE_BYTES = 4 * 1024;
+const SLICE_COST = 4 * 1024;
+/**
+ * Output a terminal that skims takes in one write: writes that waited are joined up to this, so
+ * the lines of a flood that only scroll by go straight to its store and xterm parses the last
+ * screen's worth once per write, not once per PTY read.
+ */
+const SKIM_WRITE_BYTES = 64 * 1024;
 
 /** What a terminal does next, in the order the host's thread asked: parse output, or the rest. */
 type Step = { data: string; bytes: number } | (() => void);
@@ -18,6 +25,10 @@ interface Fed {
   canonical: CanonicalTerminal;
   steps: Step[];
   closed: boolean;
+  /** Its last write cost less than half its length: it skimmed a flood. */
+  skimming: boolean;
+  /** Its output as text, decoded as it comes (a character may span two reads). */
+  decoder: TextDecoder;
 }
 
 /**
@@ -35,13 +46,13 @@ export function serveTerminals(port: TerminalPort): void {
   const send = (message: FromTerminals) => batch.send(message);
 
   // Writes parsed one after another go back as one message, in order with everything else.
-  const parsed = (terminal: number, bytes: number, modes: TerminalModes) => {
+  const parsed = (terminal: number, writes: number, bytes: number, modes: TerminalModes) => {
     const last = batch.last;
     if (last?.type === 'parsed' && last.terminal === terminal) {
-      last.writes++;
+      last.writes += writes;
       last.bytes += bytes;
       last.modes = modes;
-    } else send({ type: 'parsed', terminal, writes: 1, bytes, modes });
+    } else send({ type: 'parsed', terminal, writes, bytes, modes });
   };
 
   const open = (terminal: number, cols: number, rows: number, scrollback: number) => {
@@ -50,10 +61,9 @@ export function serveTerminals(port: TerminalPort): void {
       signalled: () => send({ type: 'signalled', terminal }),
       marked: () => send({ type: 'marked', terminal }),
       title: (title) => send({ type: 'title', terminal, title }),
-      parsed: (bytes) => parsed(terminal, bytes, canonical.modes),
       reply: (data) => send({ type: 'reply', terminal, data }),
     });
-    terminals.set(terminal, { id: terminal, canonical, steps: [], closed: false });
+    terminals.set(terminal, { id: terminal, canonical, steps: [], closed: false, skimming: false, decoder: new TextDecoder() });
   };
 
   /** Closes a terminal: what waits for it is answered as closed, its output dropped. */
@@ -69,14 +79,24 @@ export function serveTerminals(port: TerminalPort): void {
   const turn = () => {
     turnDue = false;
     for (const fed of [...waiting]) {
-      let budget = SLICE_BYTES;
+      let budget = SLICE_COST;
       while (budget > 0 && fed.steps.length > 0) {
         const step = fed.steps.shift()!;
         try {
           if (typeof step === 'function') step();
           else if (!fed.closed) {
-            fed.canonical.write(step.data, step.bytes);
-            budget -= step.bytes;
+            let { data, bytes } = step;
+            let writes = 1;
+            for (let next = fed.steps[0]; fed.skimming && typeof next === 'object' && bytes + next.bytes <= SKIM_WRITE_BYTES; next = fed.steps[0]) {
+              fed.steps.shift();
+              data += next.data;
+              bytes += next.bytes;
+              writes++;
+            }
+            const cost = fed.canonical.write(data, bytes);
+            fed.skimming = cost < data.length / 2;
+            parsed(fed.id, writes, bytes, fed.canonical.modes);
+            budget -= cost;
           }
         } catch (error) {
           // One terminal's failure is its session's alone: the others go on.
@@ -142,7 +162,7 @@ export function serveTerminals(port: TerminalPort): void {
     const fed = terminals.get(message.terminal);
     switch (message.type) {
       case 'write':
-        if (fed) queue(fed, { data: message.data, bytes: message.bytes });
+        if (fed) queue(fed, { data: fed.decoder.decode(message.data, { stream: true }), bytes: message.data.byteLength });
         break;
       case 'resize':
         if (fed) queue(fed, () => fed.closed || fed.canonical.resize(message.cols, message.rows));

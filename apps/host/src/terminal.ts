@@ -1,6 +1,6 @@
 import { replyFor, Scanner, Store, type Parsed, type StatusRecord } from '@paneflow/osc7501';
 import { ErrorCode, READ_LINES_DEFAULT, READ_LINES_MAX, RpcError, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, type Manifest, type WireRecord } from '@paneflow/protocol';
-import { joinRows, rowToSgr } from '@paneflow/screen';
+import { cellStyle, joinRows, PlainLines, rowToSgr, sgrToReplay, UNFINISHED, type PaneCell } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal, type IMarker } from '@xterm/headless';
@@ -20,6 +20,16 @@ const TAIL_KEPT = 50;
 const PIECE_ROWS = 100;
 // eslint-disable-next-line no-control-regex -- what moves the cursor down a row
 const ROW_FEEDS = /[\n\v\f\u0084\u0085]|\x1bD|\x1bE/g;
+/**
+ * Characters the terminal parses at least before it looks again for plain lines to skim: a
+ * program whose output never becomes plain (a full-screen one, a scroll region) is parsed in
+ * pieces this large, not line by line.
+ */
+const PARSE_AT_LEAST = 1024;
+/** The most of a line not ended yet that is held back with the plain lines before it (`held`). */
+const HOLD_UNFINISHED = 4 * 1024;
+/** What a skimmed character costs beside a parsed one, for the thread's slices (measured: about 1/8). */
+const SKIM_COST = 1 / 8;
 /** Compressed bytes of deep scrollback a session keeps; past it the oldest rows go (REFERENCE.md: max scrollback). */
 export const SCROLLBACK_STORE_BYTES = 8 * 1024 * 1024;
 
@@ -38,8 +48,6 @@ export interface TerminalEvents {
   /** Something that may change the foreground: a prompt or command mark, a report. */
   marked(): void;
   title(title: string): void;
-  /** One `write` has been parsed, whole. */
-  parsed(bytes: number): void;
   /** What the terminal answers a program (DA1, cursor reports, the OSC 7501 query reply). */
   reply(data: string | Buffer): void;
 }
@@ -54,9 +62,49 @@ function useModernWidths(term: Terminal): void {
   term.unicode.activeVersion = '11';
 }
 
-/** xterm's write buffer, reached for its synchronous path (not in the public API). */
+/**
+ * What the terminal reads of xterm beyond its public API: its write buffer's synchronous path, and
+ * the state that decides whether plain lines can be skimmed (`readyToSkim`).
+ */
 interface XtermInternals {
-  _core: { _writeBuffer: { writeSync(data: string): void } };
+  _core: {
+    _writeBuffer: { writeSync(data: string): void };
+    buffers: { active: XtermBuffer; normal: XtermBuffer };
+    coreService: { decPrivateModes: { wraparound: boolean }; modes: { insertMode: boolean } };
+    _charsetService: { charset: unknown };
+    _inputHandler: { _curAttrData: PaneCell & { extended: { urlId: number } }; _parser: { currentState: number } };
+    unicodeService: { wcwidth(codePoint: number): number };
+  };
+}
+interface XtermBuffer {
+  x: number;
+  y: number;
+  ybase: number;
+  scrollTop: number;
+  scrollBottom: number;
+  lines: { get(index: number): { isWrapped: boolean; getTrimmedLength(): number } | undefined };
+}
+/** The parser's state between sequences. */
+const GROUND = 0;
+
+/** Plain lines found in a write (`CanonicalTerminal.plainRun`). */
+interface PlainRun {
+  /** Where the last of them ends. */
+  end: number;
+  /** The text ends in a line that is plain so far, not ended yet. */
+  unfinished: boolean;
+  /** Where those to skim end, and their rows and lines. */
+  skimTo: number;
+  rows: number;
+  lines: number;
+  /** The ends (from `skimTo`) and rows of the others: what is held back if the write ends with them. */
+  heldLines: { ends: number[]; rows: number[] };
+}
+
+/** Where the line that `at` is on ends: after its line feed, or at the text's end. */
+function lineEnd(text: string, at: number): number {
+  const feed = text.indexOf('\n', at);
+  return feed < 0 ? text.length : feed + 1;
 }
 
 const toWire = (r: StatusRecord): WireRecord => ({
@@ -90,6 +138,16 @@ export class CanonicalTerminal {
   private boundary: IMarker | null = null;
   /** Output bytes the terminal has parsed: what a checkpoint stands for. */
   private parsedOffset = 0;
+  /** Lays out plain lines for the deep store without xterm (with a deep store only). */
+  private readonly plain: PlainLines | null;
+  /**
+   * Plain lines at the end of the output so far, not parsed yet: the next write's may scroll them
+   * off, and then they are skimmed too. xterm stands where they begin (`readyToSkim`); whatever
+   * reads the terminal parses them first (`settle`).
+   */
+  private held = '';
+  /** The ends and rows of the lines `held` holds whole, as `measure` found them. */
+  private heldLines: { ends: number[]; rows: number[] } = { ends: [], rows: [] };
 
   constructor(
     cols: number,
@@ -97,10 +155,13 @@ export class CanonicalTerminal {
     scrollback: number,
     private readonly events: TerminalEvents,
   ) {
-    this.deep = scrollback > TERMINAL_SCROLLBACK ? new ScrollbackStore(scrollback, SCROLLBACK_STORE_BYTES) : null;
     this.term = new Terminal({ cols, rows, scrollback: Math.min(scrollback, TERMINAL_SCROLLBACK), allowProposedApi: true });
     this.term.loadAddon(this.serializer);
     useModernWidths(this.term);
+    const unicode = this.core.unicodeService;
+    const width = (codePoint: number) => unicode.wcwidth(codePoint);
+    this.deep = scrollback > TERMINAL_SCROLLBACK ? new ScrollbackStore(scrollback, SCROLLBACK_STORE_BYTES, width) : null;
+    this.plain = this.deep ? new PlainLines(cols, width) : null;
     this.term.parser.registerOscHandler(133, (data) => {
       if (data === 'A' || data.startsWith('A;')) this.changed(this.store.promptStart().length > 0);
       events.marked();
@@ -122,17 +183,126 @@ export class CanonicalTerminal {
   }
 
   /**
-   * Parses a piece of output, now and whole (the terminals' thread decides how much at a time);
-   * `events.parsed` says so.
+   * Parses a piece of output (`bytes` of it), now and whole; the terminals' thread decides how much
+   * at a time from what it returns: what it cost, in characters xterm parsed (skimmed ones count
+   * `SKIM_COST`).
    */
-  write(data: string, bytes: number): void {
+  write(data: string, bytes: number): number {
+    let cost = 0;
     for (const piece of this.scanner.split(data)) {
       if (typeof piece !== 'string') this.apply(piece);
-      else if (!this.deep) this.parse(piece);
-      else this.writeBounded(piece);
+      else if (!this.deep) {
+        this.parse(piece);
+        cost += piece.length;
+      } else cost += this.writeDeep(piece);
     }
     this.parsedOffset += bytes;
-    this.events.parsed(bytes);
+    return cost;
+  }
+
+  private get core(): XtermInternals['_core'] {
+    return (this.term as unknown as XtermInternals)._core;
+  }
+
+  /**
+   * With a deep store, a flood's plain lines (PlainLines) that the rest of this write scrolls off
+   * the screen are skimmed: laid out straight into the store as rows, never parsed. xterm parses
+   * the rest, and the last screen's worth of the lines, which it shows.
+   */
+  private writeDeep(piece: string): number {
+    const text = this.held + piece;
+    const measured = this.heldLines;
+    this.held = '';
+    this.heldLines = { ends: [], rows: [] };
+    let cost = 0;
+    for (let at = 0; at < text.length; ) {
+      let parseTo = at;
+      if (this.readyToSkim()) {
+        const run = this.plainRun(text, at, at === 0 ? measured : { ends: [], rows: [] });
+        if (run.skimTo > at) {
+          this.skim(text, at, run);
+          cost += (run.skimTo - at) * SKIM_COST;
+          at = run.skimTo;
+        }
+        if (run.end === text.length || (run.unfinished && text.length - run.end <= HOLD_UNFINISHED)) {
+          this.held = text.slice(at);
+          this.heldLines = run.heldLines;
+          break;
+        }
+        parseTo = run.end;
+      }
+      // Through a line's end, so that the next look starts on a fresh row.
+      parseTo = Math.max(parseTo, lineEnd(text, Math.min(text.length, at + PARSE_AT_LEAST) - 1));
+      this.writeBounded(text.slice(at, parseTo));
+      cost += parseTo - at;
+      at = parseTo;
+    }
+    return cost;
+  }
+
+  /** Parses the plain lines held back, before anything reads the terminal. */
+  private settle(): void {
+    if (this.held.length === 0) return;
+    const held = this.held;
+    this.held = '';
+    this.heldLines = { ends: [], rows: [] };
+    this.writeBounded(held);
+  }
+
+  /**
+   * Whether what comes next would be laid out as PlainLines lays it out: the normal screen, the
+   * cursor on an empty bottom row of a full-screen scroll region, autowrap on, insert mode, a
+   * character set and a link off, and the parser between sequences.
+   */
+  private readyToSkim(): boolean {
+    const core = this.core;
+    const buffer = core.buffers.active;
+    const bottom = this.term.rows - 1;
+    if (buffer !== core.buffers.normal || buffer.x !== 0 || buffer.y !== bottom || buffer.scrollTop !== 0 || buffer.scrollBottom !== bottom) return false;
+    if (!core.coreService.decPrivateModes.wraparound || core.coreService.modes.insertMode || core._charsetService.charset) return false;
+    const input = core._inputHandler;
+    if (input._parser.currentState !== GROUND || input._curAttrData.extended.urlId !== 0) return false;
+    const row = buffer.lines.get(buffer.ybase + buffer.y);
+    return row !== undefined && !row.isWrapped && row.getTrimmedLength() === 0;
+  }
+
+  /**
+   * The plain lines from `at`: where they end, whether the text ends in a plain line not ended
+   * yet, and up to which of their line ends they can be skimmed (with the rows and lines skimmed):
+   * all but the last that fill the screen, which xterm parses so as to show them.
+   */
+  private plainRun(text: string, at: number, known: { ends: number[]; rows: number[] }): PlainRun {
+    const plain = this.plain!;
+    // The lines held back were measured when they came: from `at` (0), the same offsets.
+    const { ends, rows } = known;
+    let end = plain.measure(text, ends.at(-1) ?? at);
+    for (; end >= 0; end = plain.measure(text, end)) {
+      ends.push(end);
+      rows.push(plain.rows);
+    }
+    let shown = 0;
+    let kept = ends.length;
+    while (kept > 0 && shown < this.term.rows) shown += rows[--kept];
+    let skimmedRows = 0;
+    for (let line = 0; line < kept; line++) skimmedRows += rows[line];
+    const skimTo = kept > 0 ? ends[kept - 1] : at;
+    const heldLines = { ends: ends.slice(kept).map((lineEnd) => lineEnd - skimTo), rows: rows.slice(kept) };
+    return { end: ends.at(-1) ?? at, skimTo, rows: skimmedRows, lines: kept, unfinished: end === UNFINISHED, heldLines };
+  }
+
+  /**
+   * Skims the plain lines from `from` to `run.skimTo`: every row above the cursor goes to the
+   * deep store first (the lines would scroll them all off), then the lines, as they came (laid out
+   * into rows when read); xterm takes their SGR state, and its empty bottom row stays the first
+   * row not moved.
+   */
+  private skim(text: string, from: number, run: PlainRun): void {
+    const buffer = this.term.buffer.normal;
+    this.moveRows(buffer.baseY + buffer.cursorY);
+    const style = cellStyle(this.core._inputHandler._curAttrData);
+    this.deep!.addPlain(text, from, run.skimTo, style, this.term.cols, run.rows, run.lines);
+    this.deep!.commit();
+    this.parse(sgrToReplay(text, from, run.skimTo));
   }
 
   /**
@@ -165,15 +335,17 @@ export class CanonicalTerminal {
 
   /** Moves the terminal's oldest scrollback rows to the deep store while more than `over` wait there. */
   private archive(over: number) {
-    const deep = this.shownDeep;
     const buffer = this.term.buffer.normal;
-    if (!deep) return;
-    const first = this.firstUnarchived();
-    if (buffer.baseY - first <= over) return;
-    const last = buffer.baseY - Math.min(over, TAIL_KEPT);
+    if (!this.shownDeep || buffer.baseY - this.firstUnarchived() <= over) return;
+    this.moveRows(buffer.baseY - Math.min(over, TAIL_KEPT));
+  }
+
+  /** Moves the rows not moved yet, up to `last` (not included), to the deep store; `last` is then the first not moved. */
+  private moveRows(last: number) {
+    const buffer = this.term.buffer.normal;
     const cell = buffer.getNullCell();
-    for (let row = first; row < last; row++) deep.addLine(buffer.getLine(row)!, cell);
-    deep.commit();
+    for (let row = this.firstUnarchived(); row < last; row++) this.deep!.addLine(buffer.getLine(row)!, cell);
+    this.deep!.commit();
     this.boundary?.dispose();
     this.boundary = this.term.registerMarker(last - buffer.baseY - buffer.cursorY) ?? null;
   }
@@ -234,6 +406,8 @@ export class CanonicalTerminal {
    * screen's first row continuing a row above it) comes out repeated in part.
    */
   resize(cols: number, rows: number): void {
+    this.settle();
+    if (this.plain) this.plain.cols = cols;
     if (!this.shownDeep) {
       this.term.resize(cols, rows);
       return;
@@ -277,6 +451,7 @@ export class CanonicalTerminal {
    * how many the store has dropped.
    */
   checkpoint(scrollback: number, deepBytes: number): { checkpoint: string; output_offset: number; cols: number; rows: number; scrollback_rows: number; dropped_rows: number } {
+    this.settle();
     return { ...this.serializeWithDeep(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size, dropped_rows: this.droppedRows };
   }
 
@@ -315,6 +490,7 @@ export class CanonicalTerminal {
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */
   read(lines = READ_LINES_DEFAULT, offset = 0) {
+    this.settle();
     const rows = this.terminalRows();
     const inTerminal = joinRows(rows);
     const deepLines = this.shownDeep?.lines ?? 0;
@@ -349,6 +525,7 @@ export class CanonicalTerminal {
 
   /** Case-insensitive substring over every kept line; `line` is 1-based from the oldest. */
   search(pattern: string, maxMatches = SEARCH_MATCHES_DEFAULT) {
+    this.settle();
     const limit = Math.min(SEARCH_MATCHES_MAX, Math.max(1, maxMatches));
     const needle = pattern.toLowerCase();
     const matches: Array<{ line: number; text: string }> = [];
@@ -363,6 +540,7 @@ export class CanonicalTerminal {
 
   /** The last screen text within `maxBytes`, kept when the process exits. */
   finalText(maxBytes: number): string {
+    this.settle();
     const rows = this.terminalRows();
     let lines = joinRows(rows);
     let chars = lines.reduce((sum, line) => sum + line.length + 1, 0);

@@ -22,7 +22,7 @@ export type Question =
 /** To the terminals' thread; handled in the order sent. */
 export type ToTerminals =
   | { type: 'open'; terminal: number; cols: number; rows: number; scrollback: number }
-  | { type: 'write'; terminal: number; data: string; bytes: number }
+  | { type: 'write'; terminal: number; data: Uint8Array }
   | { type: 'resize'; terminal: number; cols: number; rows: number }
   | { type: 'close'; terminal: number }
   | { type: 'ask'; terminal: number; ask: number; question: Question };
@@ -38,8 +38,8 @@ export type FromTerminals =
   | { type: 'failed'; terminal: number; message: string }
   | { type: 'answer'; ask: number; result?: unknown; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
-/** What a session hears from its terminal: as `TerminalEvents`, but parsed writes come counted. */
-export interface RemoteTerminalEvents extends Omit<TerminalEvents, 'parsed'> {
+/** What a session hears from its terminal: `TerminalEvents`, and which of its writes are parsed. */
+export interface RemoteTerminalEvents extends TerminalEvents {
   /** `writes` more writes (PTY reads) have been parsed, whole: `bytes` in all. */
   parsed(bytes: number, writes: number): void;
   /** The terminal failed and is gone: what it was asked is refused from now on. */
@@ -167,10 +167,10 @@ export class RemoteTerminal {
     private readonly events: RemoteTerminalEvents,
   ) {}
 
-  /** Hands a piece of output over; `events.parsed` says when all of it has been parsed. */
-  write(data: string, bytes: number): void {
-    this.writtenOffset += bytes;
-    this.pool.post({ type: 'write', terminal: this.id, data, bytes });
+  /** Hands a piece of output over, as read; `events.parsed` says when all of it has been parsed. */
+  write(data: Uint8Array): void {
+    this.writtenOffset += data.byteLength;
+    this.pool.post({ type: 'write', terminal: this.id, data });
   }
 
   /**

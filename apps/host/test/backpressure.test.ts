@@ -26,7 +26,7 @@ class FloodingPty {
   /** What was written but not yet parsed, at most, while the PTY was not paused. */
   maxAhead = 0;
   private paused = false;
-  private listener: (data: string) => void = () => undefined;
+  private listener: (data: Buffer) => void = () => undefined;
   private timer: NodeJS.Immediate | null = null;
   private readonly lines: string[];
 
@@ -38,7 +38,8 @@ class FloodingPty {
     this.lines = Array.from({ length: lineCount }, (_, i) => `${String(i).padStart(8, '0')} ${'0123456789abcdef'.repeat(3)}01234\r\n`);
   }
 
-  onData(listener: (data: string) => void) {
+  /** Bytes, as node-pty hands them over without an encoding. */
+  onData(listener: (data: Buffer) => void) {
     this.listener = listener;
     this.timer = setImmediate(() => this.flood());
     return { dispose: () => undefined };
@@ -49,7 +50,7 @@ class FloodingPty {
     for (let sent = 0; sent < MiB && !this.paused && this.written < this.total; sent += CHUNK) {
       const from = this.written / 64;
       this.written += CHUNK;
-      this.listener(this.lines.slice(from, from + CHUNK / 64).join(''));
+      this.listener(Buffer.from(this.lines.slice(from, from + CHUNK / 64).join('')));
       this.maxAhead = Math.max(this.maxAhead, this.written - this.parsed());
     }
     if (!this.paused && this.written < this.total) this.timer = setImmediate(() => this.flood());

@@ -9,7 +9,7 @@ function append(store: ScrollbackStore, rows: KeptRow[]) {
   for (const row of rows) store.addRow(row);
   store.commit();
 }
-const everyCommit = (maxRows: number, maxBytes: number) => new ScrollbackStore(maxRows, maxBytes, 1);
+const everyCommit = (maxRows: number, maxBytes: number) => new ScrollbackStore(maxRows, maxBytes, undefined, 1);
 const lastRows = (store: ScrollbackStore, count: number) =>
   store.rowsFromEnd((rows) => {
     const taken = Math.min(count, rows.length);

@@ -47,7 +47,7 @@ test('what the terminal parses comes back in stream order: replies, records, tit
   const { heard, events } = recorder();
   const terminal = pool.open(80, 24, 1000, events);
   const writes = ['hello\r\n', '\x1b]0;build\x07', '\x1b]7501;state=working:msg=dGVzdHM=\x1b\\', '\x1b[c', 'bye\r\n'];
-  for (const data of writes) terminal.write(data, Buffer.byteLength(data));
+  for (const data of writes) terminal.write(Buffer.from(data));
   await terminal.settled();
   const bytes = writes.reduce((sum, data) => sum + Buffer.byteLength(data), 0);
   // The parsed writes between events go back as one message each, and count every write.
@@ -72,15 +72,43 @@ test('what the terminal parses comes back in stream order: replies, records, tit
 test('input modes follow what was parsed, and a user’s input drops done records before it is answered', async () => {
   const terminal = pool.open(80, 24, 1000, recorder().events);
   expect(terminal.modes).toEqual({ bracketedPaste: false, applicationCursorKeys: false });
-  terminal.write('\x1b[?2004h\x1b[?1h', 12);
+  terminal.write(Buffer.from('\x1b[?2004h\x1b[?1h'));
   await terminal.settled();
   expect(terminal.modes).toEqual({ bracketedPaste: true, applicationCursorKeys: true });
   const done = '\x1b]7501;state=done\x1b\\';
-  terminal.write(done, done.length);
+  terminal.write(Buffer.from(done));
   await terminal.settled();
   expect(terminal.records()).toEqual([expect.objectContaining({ state: 'done' })]);
   await terminal.userInput();
   expect(terminal.records()).toEqual([]);
+});
+
+test('a terminal skimming a flood takes the writes that waited together, and counts every one', async () => {
+  const { heard, events } = recorder();
+  const terminal = pool.open(80, 24, 100_000, events);
+  const flood = Array.from({ length: 20_000 }, (_, i) => `\x1b[32m+\x1b[0m line ${i} ${'.'.repeat(i % 70)}\r\n`).join('');
+  // Cut as PTY reads are, anywhere in a line.
+  const writes: string[] = [];
+  for (let at = 0; at < flood.length; at += 4000) writes.push(flood.slice(at, at + 4000));
+  for (const data of writes) terminal.write(Buffer.from(data));
+  await terminal.settled();
+  const parsed = heard.filter((event) => event.startsWith('parsed')).map((event) => event.split(' ').map(Number));
+  expect(parsed.reduce((sum, [, bytes]) => sum + bytes, 0)).toBe(Buffer.byteLength(flood));
+  expect(parsed.reduce((sum, [, , , writes]) => sum + writes, 0)).toBe(writes.length);
+  const read = await terminal.read(3);
+  expect(read).toEqual(expect.objectContaining({ text: ['line 19997', 'line 19998', 'line 19999'].map((line, k) => `+ ${line} ${'.'.repeat((19_997 + k) % 70)}`).join('\n'), total_lines: 20_000 }));
+  expect((await terminal.search('line 7 ')).matches).toEqual([{ line: 8, text: '+ line 7 .......' }]);
+});
+
+test('output goes over as the bytes read: a character split between two reads comes out whole', async () => {
+  const { heard, events } = recorder();
+  const terminal = pool.open(80, 24, 1000, events);
+  const bytes = Buffer.from('日本\r\n');
+  terminal.write(bytes.subarray(0, 4));
+  terminal.write(bytes.subarray(4));
+  await expect(terminal.read(1)).resolves.toMatchObject({ text: '日本' });
+  expect(terminal.parsed).toBe(bytes.length);
+  expect(heard).toEqual([`parsed ${bytes.length} in 2`]);
 });
 
 test('a resize comes after the output written before it, at the offset it returns', async () => {
@@ -88,7 +116,7 @@ test('a resize comes after the output written before it, at the offset it return
   const terminal = pool.open(20, 5, 1000, events);
   // Thirty characters, then where the cursor is: at 20 columns it wrapped to the second row.
   const before = `${'x'.repeat(30)}\x1b[6n`;
-  terminal.write(before, before.length);
+  terminal.write(Buffer.from(before));
   // Not parsed yet; still the resize comes after it.
   expect(terminal.resize(40, 5)).toBe(before.length);
   await terminal.settled();
@@ -100,7 +128,7 @@ test('a resize comes after the output written before it, at the offset it return
 
 test('a refusal comes back as the RpcError it was; a closed terminal has nothing to wait for and nothing to read', async () => {
   const terminal = pool.open(80, 24, 1000, recorder().events);
-  terminal.write('one\r\ntwo', 8);
+  terminal.write(Buffer.from('one\r\ntwo'));
   const refused = terminal.read(10, 5);
   await expect(refused).rejects.toBeInstanceOf(RpcError);
   await expect(refused).rejects.toMatchObject({ code: ErrorCode.InvalidParams, data: { reason: 'offset_out_of_range', field: 'offset' } });
@@ -121,8 +149,8 @@ test('a terminal that throws is closed alone: its session hears why, the other t
   const two = pool.open(80, 24, 1000, other.events);
   // xterm refuses a size that is not a whole number, on the thread, in the resize's turn.
   one.resize(80.5, 24);
-  one.write('lost\r\n', 6);
-  two.write('still here\r\n', 12);
+  one.write(Buffer.from('lost\r\n'));
+  two.write(Buffer.from('still here\r\n'));
   await expect(two.read(1)).resolves.toMatchObject({ text: 'still here' });
   expect(broken.heard).toEqual(['failed This API only accepts integers']);
   await expect(one.read()).rejects.toMatchObject({ code: ErrorCode.NotFound, data: { reason: 'session_gone' } });
