@@ -13,6 +13,7 @@ export class SessionResume {
   record: ResumeRecord | null;
   restart: RestartAttempt | null;
   private window = '';
+  private readonly decoder = new TextDecoder();
   /** The agent process whose hooks gave the record: its word outranks its files. */
   private hookedPid: number | null = null;
 
@@ -59,15 +60,11 @@ export class SessionResume {
     if (this.restart?.outcome === 'pending') this.settle('resumed', null);
   }
 
-  /** Whether what the program prints is still looked at (`output`): while its resume is unconfirmed. */
-  get watchingOutput(): boolean {
-    return this.restart?.outcome === 'pending';
-  }
-
-  /** What the program printed: a runtime's failure marker means the resume failed. */
-  output(text: string): void {
-    if (!this.watchingOutput) return;
-    const seen = this.window + text;
+  /** What the program printed, as read: a runtime's failure marker means the resume failed. */
+  output(bytes: Uint8Array): void {
+    if (this.restart?.outcome !== 'pending') return;
+    // A marker may span two reads, and so may a character.
+    const seen = this.window + this.decoder.decode(bytes, { stream: true });
     this.window = seen.slice(-MARKER_WINDOW);
     const runtime = this.runtime();
     const marker = runtime?.resume?.failure_markers.find((m) => seen.includes(m));

@@ -175,7 +175,7 @@ export class Session {
     this.foreground.request();
     this.inbox += bytes.length;
     this.output.append(bytes);
-    if (this.resume.watchingOutput) this.resume.output(bytes.toString('utf8'));
+    this.resume.output(bytes);
     for (const watcher of this.outputWatchers) watcher();
     // The terminal parses slower than a PTY can deliver: past the high-water mark the program waits.
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {

@@ -27,9 +27,10 @@ interface Fed {
   closed: boolean;
   /** Its last write cost less than half its length: it skimmed a flood. */
   skimming: boolean;
-  /** Its output as text, decoded as it comes (a character may span two reads). */
-  decoder: TextDecoder;
 }
+
+/** Output as text: each write ends on a character's end (RemoteTerminal.write). ignoreBOM: a U+FEFF is the program's. */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The terminals' thread (terminals.ts): keeps every session's CanonicalTerminal and does what the
@@ -63,7 +64,7 @@ export function serveTerminals(port: TerminalPort): void {
       title: (title) => send({ type: 'title', terminal, title }),
       reply: (data) => send({ type: 'reply', terminal, data }),
     });
-    terminals.set(terminal, { id: terminal, canonical, steps: [], closed: false, skimming: false, decoder: new TextDecoder() });
+    terminals.set(terminal, { id: terminal, canonical, steps: [], closed: false, skimming: false });
   };
 
   /** Closes a terminal: what waits for it is answered as closed, its output dropped. */
@@ -162,7 +163,7 @@ export function serveTerminals(port: TerminalPort): void {
     const fed = terminals.get(message.terminal);
     switch (message.type) {
       case 'write':
-        if (fed) queue(fed, { data: fed.decoder.decode(message.data, { stream: true }), bytes: message.data.byteLength });
+        if (fed) queue(fed, { data: decoder.decode(message.data), bytes: message.data.byteLength });
         break;
       case 'resize':
         if (fed) queue(fed, () => fed.closed || fed.canonical.resize(message.cols, message.rows));

@@ -72,9 +72,13 @@ interface XtermInternals {
     buffers: { active: XtermBuffer; normal: XtermBuffer };
     coreService: { decPrivateModes: { wraparound: boolean }; modes: { insertMode: boolean } };
     _charsetService: { charset: unknown };
-    _inputHandler: { _curAttrData: PaneCell & { extended: { urlId: number } }; _parser: { currentState: number } };
+    _inputHandler: { _curAttrData: PaneCell & { isOverline(): number; extended: XtermExtendedAttrs }; _parser: { currentState: number } };
     unicodeService: { wcwidth(codePoint: number): number };
   };
+}
+interface XtermExtendedAttrs {
+  underlineStyle: number;
+  underlineColor: number;
 }
 interface XtermBuffer {
   x: number;
@@ -86,6 +90,8 @@ interface XtermBuffer {
 }
 /** The parser's state between sequences. */
 const GROUND = 0;
+/** xterm's underline styles up to the one a kept row keeps: none, single. */
+const SINGLE_UNDERLINE = 1;
 
 /** Plain lines found in a write (`CanonicalTerminal.plainRun`). */
 interface PlainRun {
@@ -252,7 +258,8 @@ export class CanonicalTerminal {
   /**
    * Whether what comes next would be laid out as PlainLines lays it out: the normal screen, the
    * cursor on an empty bottom row of a full-screen scroll region, autowrap on, insert mode, a
-   * character set and a link off, and the parser between sequences.
+   * character set and a link off, the parser between sequences, and a current style that a kept
+   * row keeps whole (no overline, underline colour or underline but a single one).
    */
   private readyToSkim(): boolean {
     const core = this.core;
@@ -261,7 +268,10 @@ export class CanonicalTerminal {
     if (buffer !== core.buffers.normal || buffer.x !== 0 || buffer.y !== bottom || buffer.scrollTop !== 0 || buffer.scrollBottom !== bottom) return false;
     if (!core.coreService.decPrivateModes.wraparound || core.coreService.modes.insertMode || core._charsetService.charset) return false;
     const input = core._inputHandler;
-    if (input._parser.currentState !== GROUND || input._curAttrData.extended.urlId !== 0) return false;
+    const attr = input._curAttrData;
+    if (input._parser.currentState !== GROUND || attr.isOverline()) return false;
+    // A link shows as an underline style of its own (dashed), so the style check keeps links out too.
+    if (attr.extended.underlineStyle > SINGLE_UNDERLINE || attr.extended.underlineColor !== 0) return false;
     const row = buffer.lines.get(buffer.ybase + buffer.y);
     return row !== undefined && !row.isWrapped && row.getTrimmedLength() === 0;
   }
@@ -293,8 +303,8 @@ export class CanonicalTerminal {
   /**
    * Skims the plain lines from `from` to `run.skimTo`: every row above the cursor goes to the
    * deep store first (the lines would scroll them all off), then the lines, as they came (laid out
-   * into rows when read); xterm takes their SGR state, and its empty bottom row stays the first
-   * row not moved.
+   * into rows when read). xterm takes their SGR state, and its bottom row, the first not moved,
+   * is blanked in it as the last line's feed would have scrolled it in (its background painted).
    */
   private skim(text: string, from: number, run: PlainRun): void {
     const buffer = this.term.buffer.normal;
@@ -302,7 +312,7 @@ export class CanonicalTerminal {
     const style = cellStyle(this.core._inputHandler._curAttrData);
     this.deep!.addPlain(text, from, run.skimTo, style, this.term.cols, run.rows, run.lines);
     this.deep!.commit();
-    this.parse(sgrToReplay(text, from, run.skimTo));
+    this.parse(`${sgrToReplay(text, from, run.skimTo)}\x1b[2K`);
   }
 
   /**

@@ -46,6 +46,22 @@ export interface RemoteTerminalEvents extends TerminalEvents {
   failed(message: string): void;
 }
 
+/**
+ * How many of `bytes` end on a character's end in UTF-8: all but a last sequence its lead byte
+ * says is longer than what follows it. Bytes that are not UTF-8 count as whole (a decoder makes
+ * them U+FFFD either way).
+ */
+export function wholeCharacters(bytes: Uint8Array): number {
+  for (let at = bytes.length - 1; at >= Math.max(0, bytes.length - 4); at--) {
+    const byte = bytes[at];
+    if (byte < 0x80) return bytes.length;
+    if (byte < 0xc0) continue; // a continuation: look for its lead
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    return at + length > bytes.length && byte < 0xf8 ? at : bytes.length;
+  }
+  return bytes.length;
+}
+
 /** A worker, its parent port, or one end of a MessageChannel (the in-process tests). */
 export interface TerminalPort {
   postMessage(message: unknown): void;
@@ -159,6 +175,8 @@ export class RemoteTerminal {
   private inputModes: TerminalModes = { bracketedPaste: false, applicationCursorKeys: false };
   private parsedOffset = 0;
   private writtenOffset = 0;
+  /** The end of a read that stops inside a character: it goes over with the next read. */
+  private partial: Uint8Array | null = null;
   private disposed = false;
 
   constructor(
@@ -167,10 +185,18 @@ export class RemoteTerminal {
     private readonly events: RemoteTerminalEvents,
   ) {}
 
-  /** Hands a piece of output over, as read; `events.parsed` says when all of it has been parsed. */
+  /**
+   * Hands a piece of output over, as read, up to its last whole character (the rest goes with
+   * the next), so that every offset parsed, and a checkpoint's, falls between characters;
+   * `events.parsed` says when all of it has been parsed.
+   */
   write(data: Uint8Array): void {
-    this.writtenOffset += data.byteLength;
-    this.pool.post({ type: 'write', terminal: this.id, data });
+    const bytes = this.partial ? Buffer.concat([this.partial, data]) : data;
+    const end = wholeCharacters(bytes);
+    this.partial = end < bytes.length ? bytes.slice(end) : null;
+    if (end === 0) return;
+    this.writtenOffset += end;
+    this.pool.post({ type: 'write', terminal: this.id, data: bytes.subarray(0, end) });
   }
 
   /**

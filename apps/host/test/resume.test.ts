@@ -118,9 +118,9 @@ describe('SessionResume: the record follows the agent, the outcome is what the a
 
   test('a failure marker split across two reads fails the resume, once', () => {
     const { resume, changes } = make(pending(), record());
-    resume.output('No conversation fo');
+    resume.output(Buffer.from('No conversation fo'));
     expect(resume.restart?.outcome).toBe('pending');
-    resume.output('und with session ID: 0f8e\r\n');
+    resume.output(Buffer.from('und with session ID: 0f8e\r\n'));
     expect(resume.restart).toMatchObject({ outcome: 'failed', reason: 'it printed "No conversation found with session ID"' });
     resume.exited(1, null);
     expect(resume.restart?.reason).toBe('it printed "No conversation found with session ID"');
@@ -131,7 +131,7 @@ describe('SessionResume: the record follows the agent, the outcome is what the a
     const declared = make(pending(), record());
     declared.resume.declared();
     expect(declared.resume.restart?.outcome).toBe('resumed');
-    declared.resume.output('No conversation found with session ID');
+    declared.resume.output(Buffer.from('No conversation found with session ID'));
     expect(declared.resume.restart?.outcome).toBe('resumed');
     const hooked = make(pending(), record());
     hooked.resume.hooked(hook(ID), 'claude-code');
@@ -150,7 +150,7 @@ describe('SessionResume: the record follows the agent, the outcome is what the a
   test('a plain relaunch has nothing to confirm', () => {
     const launched: RestartAttempt = { ...pending(), mode: 'launch', outcome: 'launched' };
     const { resume, changes } = make(launched);
-    resume.output('No conversation found with session ID');
+    resume.output(Buffer.from('No conversation found with session ID'));
     resume.exited(1, null);
     expect(resume.restart?.outcome).toBe('launched');
     expect(changes()).toBe(0);

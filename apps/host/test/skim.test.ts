@@ -66,6 +66,8 @@ const NOT_PLAIN = [
   '\x1b[3J',
   '\x1b[6n',
   '\x1b[4:3mcurly\x1b[4:0m\r\n',
+  '\x1b[53mover\x1b[55m \x1b[4;58;5;1mul\x1b[0m\r\n',
+  '\x1b[21mdouble\x1b[24m\r\n',
   // States the next plain line must not be skimmed from: over a row with text, on a row that
   // continues the one above, in DEC graphics, below a scroll region.
   'overprinted\r',
@@ -100,7 +102,54 @@ function feed(terminal: CanonicalTerminal, data: string, next: () => number) {
   }
 }
 
-/** Every row a checkpoint redraws, with its style, and the cursor: what a mirror shows. */
+/** A cell as xterm holds it, whole: its characters, width, colour and attribute words, underline style and colour, link. */
+interface XtermCell {
+  getChars(): string;
+  getWidth(): number;
+  fg: number;
+  bg: number;
+  extended: { underlineStyle: number; underlineColor: number; urlId: number };
+}
+
+/** The last `count` rows a terminal holds, every cell whole (a background painted past the text too), and the cursor. */
+function rowsOf(term: Terminal, count: number): string[] {
+  const buffer = term.buffer.active;
+  const cell = buffer.getNullCell() as unknown as XtermCell;
+  const rows = [`cursor ${buffer.cursorX},${buffer.cursorY}`];
+  for (let y = buffer.length - count; y < buffer.length; y++) {
+    const line = buffer.getLine(y)!;
+    const cells: string[] = [];
+    for (let x = 0; x < term.cols; x++) {
+      line.getCell(x, cell as never);
+      const { underlineStyle, underlineColor, urlId } = cell.extended;
+      cells.push([cell.getChars(), cell.getWidth(), cell.fg, cell.bg, underlineStyle, underlineColor, urlId].join('|'));
+    }
+    rows.push(`${line.isWrapped ? '+' : ' '}${cells.join(' ')}`);
+  }
+  return rows;
+}
+
+/** What the terminal's xterm holds itself: the screen and the rows of its scrollback not moved to the store. */
+function own(terminal: CanonicalTerminal): { term: Terminal; rows: number } {
+  const inside = terminal as unknown as { term: Terminal; firstUnarchived(): number };
+  const buffer = inside.term.buffer.active;
+  return { term: inside.term, rows: buffer.type === 'normal' ? buffer.length - inside.firstUnarchived() : buffer.length };
+}
+
+/** The rows both terminals' xterms hold themselves (skimming moves rows to the store sooner), cell by cell. */
+function expectSameOwnRows(skimming: CanonicalTerminal, parsing: CanonicalTerminal) {
+  const a = own(skimming);
+  const b = own(parsing);
+  const count = Math.min(a.rows, b.rows);
+  expect(count).toBeGreaterThanOrEqual(ROWS);
+  expect(rowsOf(a.term, count)).toEqual(rowsOf(b.term, count));
+}
+
+/**
+ * Every row a checkpoint redraws, with its kept style, and the cursor: what a mirror shows. (Not
+ * every cell whole: xterm's serializer spells some styles and painted blanks differently by
+ * where it starts, which moves with the rows in the store.)
+ */
 function replayed(checkpoint: string): { rows: KeptRow[]; cursor: [number, number] } {
   const term = new Terminal({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, allowProposedApi: true });
   term.loadAddon(new Unicode11Addon());
@@ -125,6 +174,7 @@ function expectSame(skimming: CanonicalTerminal, parsing: CanonicalTerminal) {
   const a = skimming.checkpoint(Infinity, 1 << 30);
   const b = parsing.checkpoint(Infinity, 1 << 30);
   expect({ ...a, checkpoint: undefined }).toEqual({ ...b, checkpoint: undefined });
+  expectSameOwnRows(skimming, parsing);
   expect(replayed(a.checkpoint)).toEqual(replayed(b.checkpoint));
   expect(skimming.modes).toEqual(parsing.modes);
 }
@@ -170,6 +220,39 @@ describe('skimming plain lines', () => {
     const { skimming, parsing } = terminals();
     for (const terminal of [skimming, parsing]) {
       for (const data of [plain(0), 'not\tplain\r\n', state, plain(200)]) terminal.write(data, Buffer.byteLength(data));
+    }
+    expectSame(skimming, parsing);
+  });
+
+  // States that last: nothing is skimmed while they do, so no row is stored sooner without what
+  // a kept row cannot hold.
+  it.each([
+    ['DEC graphics', '\x1b(0'],
+    ['a scroll region', '\x1b[1;6r\x1b[6H'],
+    ['the alternate screen', '\x1b[?1049h'],
+    ['autowrap off', '\x1b[?7l'],
+    ['insert mode', '\x1b[4h'],
+    ['a link', '\x1b]8;;https://example.com\x07'],
+    ['an overline', '\x1b[53m'],
+    ['an underline colour', '\x1b[4;58;5;2m'],
+    ['a double underline', '\x1b[21m'],
+  ])('skims nothing while %s lasts', (_name, state) => {
+    const plain = Array.from({ length: 200 }, (_, i) => `line ${i}\r\n`).join('');
+    const { skimming, parsing } = terminals();
+    for (const terminal of [skimming, parsing]) for (const data of [state, plain]) terminal.write(data, Buffer.byteLength(data));
+    expect(skims).not.toHaveBeenCalled();
+    expectSame(skimming, parsing);
+  });
+
+  it.each([
+    ['a background painted past the text', (i: number) => `\x1b[44mblue ${i}\r\n`, (i: number) => `${i === 0 ? '\x1b[0m' : ''}plain ${i}\r\n`],
+    ['a background painted up to the lines kept', (i: number) => `plain ${i}\r\n`, (i: number) => `\x1b[4${i % 8}mcolour ${i}\r\n`],
+    ['overlines and underline colours', (i: number) => `x ${i}\r\n`, (i: number) => `\x1b[53mover ${i}\x1b[0m \x1b[4;58;5;1mul\x1b[0m\r\n`],
+  ])('keeps %s as parsing does', (_name, first, second) => {
+    const { skimming, parsing } = terminals();
+    const lines = (line: (i: number) => string) => Array.from({ length: 30 }, (_, i) => line(i)).join('');
+    for (const terminal of [skimming, parsing]) {
+      for (const data of [lines(first), lines(second)]) terminal.write(data, Buffer.byteLength(data));
     }
     expectSame(skimming, parsing);
   });

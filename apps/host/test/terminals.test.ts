@@ -4,7 +4,7 @@
 import { ErrorCode, RpcError } from '@paneflow/protocol';
 import { MessageChannel } from 'node:worker_threads';
 import { serveTerminals } from '../src/terminal-thread';
-import { TerminalPool, type RemoteTerminalEvents } from '../src/terminals';
+import { TerminalPool, wholeCharacters, type RemoteTerminalEvents } from '../src/terminals';
 
 /** The events a session would hear, in order, as short strings. */
 function recorder() {
@@ -100,15 +100,33 @@ test('a terminal skimming a flood takes the writes that waited together, and cou
   expect((await terminal.search('line 7 ')).matches).toEqual([{ line: 8, text: '+ line 7 .......' }]);
 });
 
-test('output goes over as the bytes read: a character split between two reads comes out whole', async () => {
+test('output goes over as the bytes read, each write up to its last whole character: a split one comes out whole, and no offset falls inside it', async () => {
   const { heard, events } = recorder();
   const terminal = pool.open(80, 24, 1000, events);
   const bytes = Buffer.from('日本\r\n');
   terminal.write(bytes.subarray(0, 4));
+  // 日 is parsed; the first byte of 本 waits for the rest.
+  await expect(terminal.checkpoint(0, 0)).resolves.toMatchObject({ output_offset: 3 });
+  expect(terminal.resize(80, 24)).toBe(3);
   terminal.write(bytes.subarray(4));
   await expect(terminal.read(1)).resolves.toMatchObject({ text: '日本' });
   expect(terminal.parsed).toBe(bytes.length);
-  expect(heard).toEqual([`parsed ${bytes.length} in 2`]);
+  expect(heard).toEqual([`parsed 3 in 1`, `parsed ${bytes.length - 3} in 1`]);
+});
+
+test('wholeCharacters: where a read ends on a character’s end', () => {
+  const cut = (text: string, drop: number) => wholeCharacters(Buffer.from(text).subarray(0, Buffer.byteLength(text) - drop));
+  expect(cut('ab', 0)).toBe(2);
+  expect(cut('a日', 1)).toBe(1);
+  expect(cut('a日', 2)).toBe(1);
+  expect(cut('a日', 0)).toBe(4);
+  expect(cut('a😀', 1)).toBe(1);
+  expect(cut('a😀', 3)).toBe(1);
+  expect(cut('aé', 1)).toBe(1);
+  // Not UTF-8: counted whole, for the decoder to make U+FFFD of.
+  expect(wholeCharacters(Uint8Array.of(0x61, 0x80, 0x80, 0x80, 0x80))).toBe(5);
+  expect(wholeCharacters(Uint8Array.of(0x61, 0xff))).toBe(2);
+  expect(wholeCharacters(Uint8Array.of(0xe6, 0x97, 0xa5, 0x97))).toBe(4);
 });
 
 test('a resize comes after the output written before it, at the offset it returns', async () => {

@@ -1,9 +1,10 @@
-import type { KeptRow } from './rows';
 import { RunBuilder } from './runs';
 import { Attr, COLOR_PALETTE, COLOR_RGB, DEFAULT_COLOR, type Style } from './style';
 
 /** A character's columns as the terminal measures them (xterm.js's active Unicode version). */
 export type CharWidth = (codePoint: number) => number;
+/** Takes each row laid out: its text, its style runs (as `KeptRow.runs`), whether it continues the row above. */
+export type RowSink = (text: string, runs: number[], wrapped: boolean) => void;
 
 const ESC = 0x1b;
 const CR = 0x0d;
@@ -15,10 +16,15 @@ export const NOT_PLAIN = -1;
 export const UNFINISHED = -2;
 /** Params xterm.js takes in one sequence; more and its parser drops the rest. */
 const MAX_PARAMS = 32;
-/** What the colour forms of SGR 38, 48 and 58 take after the number: `5;n` or `2;r;g;b`. */
+/** What the colour forms of SGR 38 and 48 take after the number: `5;n` or `2;r;g;b`. */
 const COLOR_PARAMS: Record<number, number> = { 5: 1, 2: 3 };
+/**
+ * SGR numbers whose effect a kept row has no place for (double underline, overline, underline
+ * colour): lines with them are left to the terminal, which keeps them while the rows are its own.
+ */
+const NOT_KEPT = new Set([21, 53, 55, 58, 59]);
 
-const SET: Record<number, number> = { 1: Attr.bold, 2: Attr.dim, 3: Attr.italic, 4: Attr.underline, 5: Attr.blink, 7: Attr.inverse, 8: Attr.invisible, 9: Attr.strikethrough, 21: Attr.underline };
+const SET: Record<number, number> = { 1: Attr.bold, 2: Attr.dim, 3: Attr.italic, 4: Attr.underline, 5: Attr.blink, 7: Attr.inverse, 8: Attr.invisible, 9: Attr.strikethrough };
 const CLEAR: Record<number, number> = { 22: Attr.bold | Attr.dim, 23: Attr.italic, 24: Attr.underline, 25: Attr.blink, 27: Attr.inverse, 28: Attr.invisible, 29: Attr.strikethrough };
 
 /**
@@ -31,7 +37,8 @@ const CLEAR: Record<number, number> = { 22: Attr.bold | Attr.dim, 23: Attr.itali
  *
  * Not plain, and left to the terminal: any other control or escape sequence, a character of
  * width 0 (it would join the one before), U+00AD (xterm.js drops it), a lone surrogate, an SGR
- * with sub-parameters or a colour form it does not spell out, and a line not ended yet.
+ * with sub-parameters, a colour form it does not spell out, or a style a kept row does not keep
+ * (`NOT_KEPT`), and a line not ended yet.
  */
 export class PlainLines {
   /** Rows of the line `measure` read last. */
@@ -89,14 +96,16 @@ export class PlainLines {
   }
 
   /**
-   * Lays out the plain lines from `from` to `to` (a line end `measure` found) into `out`, in
-   * `style` as the line begins; `style` ends as the last SGR left it.
+   * Lays out the plain lines from `from` to `to` (a line end `measure` found), row by row into
+   * `out`, in `style` as the line begins; `style` ends as the last SGR left it. Without `withRuns`
+   * the rows' runs are left empty and the style unread (what a search needs).
    */
-  layout(text: string, from: number, to: number, style: Style, out: KeptRow[]): void {
+  layout(text: string, from: number, to: number, style: Style, out: RowSink, withRuns = true): void {
     const cols = this.cols;
     const runs = this.runs;
+    const noRuns: number[] = [];
     let row = '';
-    let rowRuns: number[] = [];
+    let rowRuns = withRuns ? [] : noRuns;
     runs.reset(rowRuns);
     let x = 0;
     let wrapped = false;
@@ -106,12 +115,14 @@ export class PlainLines {
     let restyled = true;
     const endRow = (at: number, nextWrapped: boolean) => {
       row += text.slice(pending, at);
-      runs.end(row.length);
-      out.push({ text: row, runs: rowRuns, wrapped });
+      if (withRuns) {
+        runs.end(row.length);
+        out(row, rowRuns, wrapped);
+        rowRuns = [];
+        runs.reset(rowRuns);
+        restyled = true;
+      } else out(row, noRuns, wrapped);
       row = '';
-      rowRuns = [];
-      runs.reset(rowRuns);
-      restyled = true;
       x = 0;
       wrapped = nextWrapped;
       pending = at;
@@ -119,11 +130,14 @@ export class PlainLines {
     for (let i = from; i < to; ) {
       const unit = text.charCodeAt(i);
       if (unit === ESC) {
-        const end = sgrEnd(text, i);
+        // A plain SGR (measured): it ends at its `m`.
+        const end = text.indexOf('m', i + 2) + 1;
         row += text.slice(pending, i);
-        applySgr(text, i + 2, end - 1, style);
+        if (withRuns) {
+          applySgr(text, i + 2, end - 1, style);
+          restyled = true;
+        }
         pending = i = end;
-        restyled = true;
         continue;
       }
       if (unit === CR) {
@@ -191,7 +205,7 @@ function sgrEnd(text: string, at: number): number {
       if (++params > MAX_PARAMS) return NOT_PLAIN;
       digits = 0;
     } else if (unit === 0x6d) {
-      return colorFormsPlain(text, at + 2, i) ? i + 1 : NOT_PLAIN;
+      return paramsPlain(text, at + 2, i) ? i + 1 : NOT_PLAIN;
     } else return NOT_PLAIN;
   }
   return UNFINISHED;
@@ -215,15 +229,15 @@ function readParams(text: string, from: number, to: number): number {
   return count;
 }
 
-/** Whether every colour form (38, 48, 58) in the params spells itself out: `5;n` or `2;r;g;b`, each at most 255. */
-function colorFormsPlain(text: string, from: number, to: number): boolean {
-  // Most SGRs set no colour by number: no 8 among the digits, no form to check.
-  let eight = from;
-  while (eight < to && text.charCodeAt(eight) !== 0x38) eight++;
-  if (eight === to) return true;
+/**
+ * Whether an SGR's params are plain: none `NOT_KEPT`, and every colour form (38, 48) spelled out,
+ * `5;n` or `2;r;g;b`, each at most 255.
+ */
+function paramsPlain(text: string, from: number, to: number): boolean {
   const length = readParams(text, from, to);
   for (let i = 0; i < length; i++) {
-    if (params[i] !== 38 && params[i] !== 48 && params[i] !== 58) continue;
+    if (NOT_KEPT.has(params[i])) return false;
+    if (params[i] !== 38 && params[i] !== 48) continue;
     const count = COLOR_PARAMS[params[i + 1]];
     if (count === undefined || i + 1 + count >= length) return false;
     for (let k = i + 2; k <= i + 1 + count; k++) if (params[k] > 255) return false;
@@ -247,14 +261,14 @@ function applySgr(text: string, from: number, to: number, style: Style): void {
     else if (p >= 100 && p <= 107) style.bg = COLOR_PALETTE | (p - 100 + 8);
     else if (p === 39) style.fg = DEFAULT_COLOR;
     else if (p === 49) style.bg = DEFAULT_COLOR;
-    else if (p === 38 || p === 48 || p === 58) {
+    else if (p === 38 || p === 48) {
       const rgb = params[i + 1] === 2;
       const color = rgb ? COLOR_RGB | (params[i + 2] << 16) | (params[i + 3] << 8) | params[i + 4] : COLOR_PALETTE | params[i + 2];
       if (p === 38) style.fg = color;
-      else if (p === 48) style.bg = color;
+      else style.bg = color;
       i += rgb ? 4 : 2;
     } else if (SET[p]) style.attrs |= SET[p];
     else if (CLEAR[p]) style.attrs &= ~CLEAR[p];
-    // Any other number xterm.js ignores, or keeps outside a row's kept style (overline, 53 and 55).
+    // Any other number xterm.js ignores.
   }
 }

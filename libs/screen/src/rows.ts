@@ -374,10 +374,9 @@ function unpack<T>(block: Uint8Array, withRuns: boolean, width: CharWidth | unde
     if (!width) throw new TypeError(`packed plain lines at row ${index}, and no widths to lay them out with`);
     const text = decoder.decode(block.subarray(at, at + length));
     at += length;
-    const laid: KeptRow[] = [];
-    new PlainLines(cols, width).layout(text, 0, text.length, style, laid);
-    if (laid.length !== count) throw new TypeError(`packed plain lines at row ${index} lay out as ${laid.length} rows, not ${count}`);
-    for (const row of laid) rows.push(make(row.text, row.runs, row.wrapped));
+    new PlainLines(cols, width).layout(text, 0, text.length, style, (text, runs, wrapped) => rows.push(make(text, runs, wrapped)), withRuns);
+    const laid = rows.length - index;
+    if (laid !== count) throw new TypeError(`packed plain lines at row ${index} lay out as ${laid} rows, not ${count}`);
   };
   while (at < block.length) {
     const index = rows.length;

@@ -52,6 +52,9 @@ function plainLines(cols: number): PlainLines {
   return new PlainLines(cols, (codePoint) => service.wcwidth(codePoint));
 }
 
+/** A row sink that keeps the rows in `rows`. */
+const into = (rows: KeptRow[]) => (text: string, runs: number[], wrapped: boolean) => rows.push({ text, runs, wrapped });
+
 /** A seeded generator, so a failure repeats. */
 function random(seed: number): () => number {
   return () => {
@@ -61,7 +64,7 @@ function random(seed: number): () => number {
 }
 
 const PIECES = ['hello', ' ', 'world', 'x', '  ', '日本語', '😀', '✓', 'é', '│', '⏺', '…', '{ id: 1 }', '»', '한', 'ｆｕｌｌ'];
-const SGRS = ['\x1b[m', '\x1b[0m', '\x1b[1m', '\x1b[1;36m', '\x1b[2m', '\x1b[22m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[24m', '\x1b[21m', '\x1b[5m', '\x1b[7m', '\x1b[27m', '\x1b[8m', '\x1b[28m', '\x1b[9m', '\x1b[29m', '\x1b[31m', '\x1b[92m', '\x1b[104m', '\x1b[39m', '\x1b[49m', '\x1b[39;49m', '\x1b[38;5;208m', '\x1b[48;5;3m', '\x1b[38;2;10;200;30m', '\x1b[48;2;1;2;3m', '\x1b[53m', '\x1b[55m', '\x1b[58;5;3m', '\x1b[59m', '\x1b[6m', '\x1b[;1m', '\x1b[0;4;31m'];
+const SGRS = ['\x1b[m', '\x1b[0m', '\x1b[1m', '\x1b[1;36m', '\x1b[2m', '\x1b[22m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[24m', '\x1b[5m', '\x1b[7m', '\x1b[27m', '\x1b[8m', '\x1b[28m', '\x1b[9m', '\x1b[29m', '\x1b[31m', '\x1b[92m', '\x1b[104m', '\x1b[39m', '\x1b[49m', '\x1b[39;49m', '\x1b[38;5;208m', '\x1b[48;5;3m', '\x1b[38;2;10;200;30m', '\x1b[48;2;1;2;3m', '\x1b[6m', '\x1b[66m', '\x1b[;1m', '\x1b[0;4;31m'];
 
 function randomLines(next: () => number, count: number): string {
   let out = '';
@@ -96,7 +99,7 @@ describe('PlainLines', () => {
       expect(measured.end).toBe(input.length);
       const style: Style = { ...DEFAULT_STYLE };
       const rows: KeptRow[] = [];
-      plain.layout(input, 0, input.length, style, rows);
+      plain.layout(input, 0, input.length, style, into(rows));
       const reference = await xtermRows(input, cols);
       expect(rows).toEqual(reference.rows);
       expect(measured.rows).toBe(rows.length);
@@ -108,7 +111,7 @@ describe('PlainLines', () => {
     const plain = plainLines(20);
     const style: Style = { fg: 0x1000000 | 3, bg: 0, attrs: 1 };
     const rows: KeptRow[] = [];
-    plain.layout('ab\x1b[22mcd\r\n', 0, 12, style, rows);
+    plain.layout('ab\x1b[22mcd\r\n', 0, 12, style, into(rows));
     expect(rows).toEqual((await xtermRows('\x1b[1;33mab\x1b[22mcd\r\n', 20)).rows);
   });
 
@@ -118,7 +121,7 @@ describe('PlainLines', () => {
     const input = 'abcd日x\r\n';
     expect(plain.measure(input, 0)).toBe(input.length);
     expect(plain.rows).toBe(2);
-    plain.layout(input, 0, input.length, { ...DEFAULT_STYLE }, rows);
+    plain.layout(input, 0, input.length, { ...DEFAULT_STYLE }, into(rows));
     expect(rows).toEqual([
       { text: 'abcd', runs: [], wrapped: false },
       { text: '日x', runs: [], wrapped: true },
@@ -160,7 +163,7 @@ describe('PlainLines', () => {
     packer.addRow({ ...before, text: 'after' });
     expect([packer.rows, packer.starts]).toEqual([measured.rows + 2, 42]);
     const laid: KeptRow[] = [];
-    plain.layout(input, 0, input.length, { ...style }, laid);
+    plain.layout(input, 0, input.length, { ...style }, into(laid));
     expect(unpackRows(packer.view(), width)).toEqual([before, ...laid, { ...before, text: 'after' }]);
     expect(unpackTexts(packer.view(), width).map((row) => row.text)).toEqual(['before', ...laid.map((row) => row.text), 'after']);
     expect(() => unpackRows(packer.view())).toThrow(/no widths/);
@@ -182,6 +185,11 @@ describe('PlainLines', () => {
     ['a palette index past 255', '\x1b[38;5;300mab\r\n'],
     ['a colour space form', '\x1b[38;1;2mab\r\n'],
     ['a private SGR', '\x1b[?1mab\r\n'],
+    ['a double underline', '\x1b[21mab\r\n'],
+    ['an overline', '\x1b[1;53mab\r\n'],
+    ['an overline ended', '\x1b[55mab\r\n'],
+    ['an underline colour', '\x1b[58;5;3mab\r\n'],
+    ['an underline colour ended', '\x1b[59mab\r\n'],
     ['a combining mark', 'e\u0301\r\n'],
     ['a zero-width joiner', 'a\u200db\r\n'],
     ['a soft hyphen', 'a\u00adb\r\n'],
