@@ -59,15 +59,20 @@ export class PlainLines {
     const cols = this.cols;
     let x = 0;
     let rows = 1;
-    for (let i = from; i < text.length; ) {
-      const unit = text.charCodeAt(i);
+    const length = text.length;
+    for (let i = from; i < length; ) {
+      let unit = text.charCodeAt(i);
       if (unit >= 0x20 && unit < 0x7f) {
-        if (x === cols) {
-          rows++;
-          x = 0;
+        // A run of printable ASCII, a column each: the rows it fills, counted at once.
+        const start = i;
+        do unit = text.charCodeAt(++i);
+        while (unit >= 0x20 && unit < 0x7f);
+        x += i - start;
+        if (x > cols) {
+          const wraps = Math.ceil(x / cols) - 1;
+          rows += wraps;
+          x -= wraps * cols;
         }
-        x++;
-        i++;
         continue;
       }
       if (unit === ESC) {
