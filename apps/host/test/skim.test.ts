@@ -211,6 +211,7 @@ describe('skimming plain lines', () => {
     ['below a scroll region', `\x1b[3;6r\x1b[${ROWS}H`],
     ['above the bottom row', 'a longer last row\x1b[A\r\x1b[2K'],
     ['below a scroll region from the top', `\x1b[1;6r\x1b[${ROWS}H`],
+    ['in a scroll region that ends at the bottom', `\x1b[3;${ROWS}r\x1b[${ROWS}H`],
     ['on the alternate screen', '\x1b[?1049h\x1b[H' + '\r\n'.repeat(ROWS)],
     ['with autowrap off', '\x1b[?7l'],
     ['in insert mode', '\x1b[4h'],
@@ -229,6 +230,7 @@ describe('skimming plain lines', () => {
   it.each([
     ['DEC graphics', '\x1b(0'],
     ['a scroll region', '\x1b[1;6r\x1b[6H'],
+    ['a scroll region that ends at the bottom', `\x1b[3;${ROWS}r\x1b[${ROWS}H`],
     ['the alternate screen', '\x1b[?1049h'],
     ['autowrap off', '\x1b[?7l'],
     ['insert mode', '\x1b[4h'],
