@@ -320,7 +320,7 @@ export class CanonicalTerminal {
    * writes run in slices of up to 12 ms, which would hold every other terminal of the thread up).
    */
   private parse(text: string) {
-    if (text.length > 0) (this.term as unknown as XtermInternals)._core._writeBuffer.writeSync(text);
+    if (text.length > 0) this.core._writeBuffer.writeSync(text);
   }
 
   /**

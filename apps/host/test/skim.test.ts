@@ -259,16 +259,18 @@ describe('skimming plain lines', () => {
     expectSame(skimming, parsing);
   });
 
+  // Only the width changes, so the cursor stays on the bottom row and skimming goes on after; the
+  // lines held back at the resize wrap at the old width and not at the new one.
   it('parses what it held back before a resize, at the width it was printed at', () => {
-    const next = random(9);
     const { skimming, parsing } = terminals();
+    const wrapping = Array.from({ length: ROWS }, (_, i) => `${String(i).padEnd(COLS + 5, '~')}\r\n`).join('');
     for (const terminal of [skimming, parsing]) {
       feed(terminal, output(random(4), 500, 1), random(5));
-      terminal.resize(COLS + 13, ROWS + 3);
+      terminal.write(wrapping, Buffer.byteLength(wrapping));
+      terminal.resize(COLS + 13, ROWS);
       feed(terminal, output(random(6), 500, 1), random(7));
     }
     expect(skims).toHaveBeenCalled();
     expectSame(skimming, parsing);
-    expect(next).toBeDefined();
   });
 });

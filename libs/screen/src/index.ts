@@ -18,4 +18,4 @@ export type { MouseTracking, PaneModes } from './encode';
 export { joinRows, keepRow, RowPacker, rowToSgr, unpackRows, unpackTexts } from './rows';
 export type { KeptLine, KeptRow } from './rows';
 export { NOT_PLAIN, PlainLines, sgrToReplay, UNFINISHED } from './plain-lines';
-export type { CharWidth, RowSink } from './plain-lines';
+export type { CharWidth } from './plain-lines';

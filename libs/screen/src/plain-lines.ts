@@ -1,5 +1,6 @@
+import { ATTRIBUTE_CODES } from './render';
 import { RunBuilder } from './runs';
-import { Attr, COLOR_PALETTE, COLOR_RGB, DEFAULT_COLOR, type Style } from './style';
+import { COLOR_PALETTE, COLOR_RGB, DEFAULT_COLOR, type Style } from './style';
 
 /** A character's columns as the terminal measures them (xterm.js's active Unicode version). */
 export type CharWidth = (codePoint: number) => number;
@@ -24,8 +25,13 @@ const COLOR_PARAMS: Record<number, number> = { 5: 1, 2: 3 };
  */
 const NOT_KEPT = new Set([21, 53, 55, 58, 59]);
 
-const SET: Record<number, number> = { 1: Attr.bold, 2: Attr.dim, 3: Attr.italic, 4: Attr.underline, 5: Attr.blink, 7: Attr.inverse, 8: Attr.invisible, 9: Attr.strikethrough };
-const CLEAR: Record<number, number> = { 22: Attr.bold | Attr.dim, 23: Attr.italic, 24: Attr.underline, 25: Attr.blink, 27: Attr.inverse, 28: Attr.invisible, 29: Attr.strikethrough };
+/** The attribute bits each SGR number sets, and those it clears (22 both bold and dim). */
+const SET: Record<number, number> = {};
+const CLEAR: Record<number, number> = {};
+for (const [bit, on, off] of ATTRIBUTE_CODES) {
+  SET[Number(on)] = bit;
+  CLEAR[Number(off)] = (CLEAR[Number(off)] ?? 0) | bit;
+}
 
 /**
  * Plain lines: printable characters and SGR sequences, each line ended by CR LF. A terminal lays
