@@ -370,8 +370,10 @@ describe('paneflow web', () => {
       await page.keyboard.press('Enter');
       await until(async () => /^abcd$/m.test(await paneText(page, shell)), 'the line edited with ← and →');
       // A program in application cursor-key mode gets ESC O A for ↑, as a keyboard's would send (the tty echoes it as ^[OA).
-      await page.keyboard.type("printf '\\033[?1h'; cat");
+      // The word printed with the mode shows the page has the mode before ↑ is tapped.
+      await page.keyboard.type("printf '\\033[?1hkeys\\n'; cat");
       await page.keyboard.press('Enter');
+      await until(async () => /^keys$/m.test(await paneText(page, shell)), 'the mode set');
       await page.locator('.phone-keys button[data-key="up"]').tap();
       await until(async () => /^\^\[OA$/m.test(await paneText(page, shell)), 'ESC O A', 10_000);
       await page.locator('.phone-keys button[data-key="escape"]').tap();
