@@ -131,9 +131,10 @@ describe('OSC 7501 in the host', () => {
       origin: 'automation',
     });
     await client.frame((f) => statusOf(session)(f) && records(f).length === 4);
-    await client.request('session.input', { session, text: `printf '\\033]133;A\\007'\r`, origin: 'automation' });
     // Another frame could only come from the prompt mark, and only this one keeps done and error.
+    // Counted before the input: the mark's frame can come in before the input's answer does.
     const count = client.frames.length;
+    await client.request('session.input', { session, text: `printf '\\033]133;A\\007'\r`, origin: 'automation' });
     const after = await client.frame((f) => client.frames.indexOf(f) >= count && statusOf(session)(f));
     expect(records(after)).toEqual(['lint:error', 'tests:done']);
   });
