@@ -23,6 +23,10 @@ module.exports = {
   // ESM-only packages that jest must transform.
   transformIgnorePatterns: ['/node_modules/(?!(typebox|citty)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
-  moduleNameMapper: { ...moduleNameMapper, '^virtual:paneflow-runtimes$': path.join(workspaceRoot, 'tools/runtime-texts.cjs') },
+  moduleNameMapper: {
+    ...moduleNameMapper,
+    '^virtual:paneflow-runtimes$': path.join(workspaceRoot, 'tools/runtime-texts.cjs'),
+    '^virtual:paneflow-prices$': path.join(workspaceRoot, 'tools/price-text.cjs'),
+  },
   reporters: ['default', path.join(workspaceRoot, 'tools/jest-results-reporter.cjs')],
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A tiny local stand-in for the Anthropic Messages API, enough to drive the real Claude Code
 // (ANTHROPIC_BASE_URL=http://127.0.0.1:<port>) to its permission menu with no network.
-// See tools/claude-code-answers.md for how it is used.
+// See tools/claude-code-answers.md for how it is used, and libs/procscan/README.md ("Token usage")
+// for the transcripts it helped write.
 //
 //   node tools/claude-standin.mjs [port]      (port 0 or none: any free port; printed on stdout)
 //
@@ -16,7 +17,16 @@
 //     end_turn (the log shows the tool_result's text, e.g. the answer picked in a question menu).
 //   - a request without tools (titles, summaries, topic checks on the small model): a short text;
 //     JSON if the system prompt asks for JSON.
+//   - STANDIN_PREAMBLE=<text>: a tool call is preceded by a text block with that text, so one API
+//     message has two content blocks (Claude Code writes a transcript line for each).
 // Both `stream: true` (server-sent events) and plain JSON answers are served.
+// Usage differs per answer, so a reader of Claude Code's transcript can tell which answers it
+// counted: the n-th answer (1-based, over all POST /v1/messages) of the main conversation reports
+// input_tokens 2+n, cache_creation_input_tokens 400+37n, cache_read_input_tokens 18000+1000n,
+// output_tokens 40+9n; a side request input_tokens 300+11n, output_tokens 6+n, no cache. In a
+// stream, message_start carries the input and cache counts with output_tokens 1, message_delta the
+// final output_tokens, as the real API does. STANDIN_BLOCK_MS=<ms> pauses that long after each
+// content block of a stream, so Claude Code sees a block end before the message's final usage.
 // POST /v1/messages/count_tokens answers a rough count; anything else answers 200 `{}`.
 // Every request is logged to stderr (method, path, model, stream, what was answered);
 // STANDIN_DUMP=<dir> also writes each request body there as JSON.
@@ -31,7 +41,10 @@ const DUMP = process.env.STANDIN_DUMP || '';
 // How many options the AskUserQuestion call offers (the tool takes 2 to 4): Red, Blue, Yellow, Purple.
 const COLOURS = ['Red', 'Blue', 'Yellow', 'Purple'];
 const OPTIONS = Math.min(4, Math.max(2, Number(process.env.STANDIN_OPTIONS) || 2));
+const PREAMBLE = process.env.STANDIN_PREAMBLE || '';
+const BLOCK_MS = Number(process.env.STANDIN_BLOCK_MS) || 0;
 let seq = 0;
+let answers = 0;
 
 const log = (...a) => process.stderr.write(`[standin] ${a.join(' ')}\n`);
 
@@ -40,6 +53,8 @@ function textOf(content) {
   if (typeof content === 'string') return content;
   return (content || []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
 }
+
+const preamble = () => (PREAMBLE ? [{ type: 'text', text: PREAMBLE }] : []);
 
 // Decide the assistant's content blocks and stop reason for one request body.
 function reply(body) {
@@ -70,18 +85,26 @@ function reply(body) {
           options: COLOURS.slice(0, OPTIONS).map((label) => ({ label, description: `the ${label.toLowerCase()} one` })),
         }],
       };
-      return { kind: 'ask', content: [{ type: 'tool_use', id: `toolu_ask${++seq}`, name: 'AskUserQuestion', input }], stop: 'tool_use' };
+      return { kind: 'ask', content: [...preamble(), { type: 'tool_use', id: `toolu_ask${++seq}`, name: 'AskUserQuestion', input }], stop: 'tool_use' };
     }
     if (/\bwrite\b/i.test(prompt) && tools.includes('Write')) {
       const input = { file_path: WRITE_PATH, content: 'probe\n' };
-      return { kind: 'write', content: [{ type: 'tool_use', id: `toolu_write${++seq}`, name: 'Write', input }], stop: 'tool_use' };
+      return { kind: 'write', content: [...preamble(), { type: 'tool_use', id: `toolu_write${++seq}`, name: 'Write', input }], stop: 'tool_use' };
     }
     const input = { command: COMMAND, description: 'create a probe file' };
-    return { kind: 'tool-use', content: [{ type: 'tool_use', id: `toolu_probe${++seq}`, name: 'Bash', input }], stop: 'tool_use' };
+    return { kind: 'tool-use', content: [...preamble(), { type: 'tool_use', id: `toolu_probe${++seq}`, name: 'Bash', input }], stop: 'tool_use' };
   }
   // Side request on the small model (title, summary, topic): keep it short and parseable.
   const text = /json/i.test(system) ? '{"isNewTopic": false, "title": "Probe"}' : 'Probe';
   return { kind: 'side', content: [{ type: 'text', text }], stop: 'end_turn' };
+}
+
+// The usage of the n-th answer (see the header): the main conversation is the request that offers tools.
+function usageOf(body, n) {
+  if ((body.tools || []).length > 0) {
+    return { input_tokens: 2 + n, cache_creation_input_tokens: 400 + 37 * n, cache_read_input_tokens: 18000 + 1000 * n, output_tokens: 40 + 9 * n };
+  }
+  return { input_tokens: 300 + 11 * n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 6 + n };
 }
 
 function message(body, r) {
@@ -93,18 +116,18 @@ function message(body, r) {
     content: r.content,
     stop_reason: r.stop,
     stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 5 },
+    usage: usageOf(body, ++answers),
   };
 }
 
 // Stream a finished message as the API's event sequence:
 // message_start, per block (content_block_start, content_block_delta…, content_block_stop),
 // message_delta (stop_reason, usage), message_stop.
-function stream(res, msg) {
+async function stream(res, msg) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
-  send('message_start', { message: { ...msg, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } });
-  msg.content.forEach((block, index) => {
+  send('message_start', { message: { ...msg, content: [], stop_reason: null, usage: { ...msg.usage, output_tokens: 1 } } });
+  for (const [index, block] of msg.content.entries()) {
     if (block.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
       send('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
@@ -118,8 +141,9 @@ function stream(res, msg) {
       }
     }
     send('content_block_stop', { index });
-  });
-  send('message_delta', { delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: 5 } });
+    if (BLOCK_MS) await new Promise((r) => setTimeout(r, BLOCK_MS));
+  }
+  send('message_delta', { delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: msg.usage.output_tokens } });
   send('message_stop', {});
   res.end();
 }

@@ -2,5 +2,5 @@ export * from './match';
 export { describeForeground, ForegroundReader } from './reader';
 export { configDir, resolvePath } from './paths';
 export { readAgentSession, type AgentSession } from './sessions';
-export { runtimeCatalog } from './catalog-source';
+export { priceTable, runtimeCatalog } from './catalog-source';
 export { sessionProcesses, stopTree } from './tree';

@@ -2,6 +2,10 @@ import TOML from '@ltd/j-toml';
 import { HOOK_TOOLS, type HookTool } from '@paneflow/protocol/hooks';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { CatalogError, schemaProblems } from './problems';
+import { TOKEN_READERS, type TokenReader } from './tokens';
+
+export { CatalogError };
 
 const closed = { additionalProperties: false } as const;
 const Platform = Type.Union([Type.Literal('linux'), Type.Literal('macos'), Type.Literal('windows')]);
@@ -104,6 +108,11 @@ export const RuntimeDescriptor = Type.Object(
       },
       closed,
     ),
+    /**
+     * Where a turn's token counts are read (src/match/tokens.ts): the format of the transcript the
+     * `[sessions]` reader or the hooks name. An addition to REFERENCE.md §6.1.
+     */
+    tokens: Type.Optional(Type.Object({ reader: Type.Unsafe<TokenReader>(Type.Union(TOKEN_READERS.map((reader) => Type.Literal(reader)))) }, closed)),
     /** An addition to REFERENCE.md §6.1, per OSC 7501 `kind`: see AnswerTable. */
     answers: Type.Optional(Type.Object({ permission: Type.Optional(AnswerTable), question: Type.Optional(AnswerTable), auth: Type.Optional(AnswerTable) }, closed)),
     suggested_presets: Type.Optional(
@@ -140,13 +149,6 @@ export interface Catalog {
   bySlug: ReadonlyMap<string, Runtime>;
 }
 
-export class CatalogError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`runtime catalog is invalid:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-    this.name = 'CatalogError';
-  }
-}
-
 /** A program name as matching sees it (REFERENCE.md §6.3.3): basename, lowercase, no login dash,
  * no quotes, no `.exe .cmd .bat .ps1 .js`. */
 export function normalizeName(name: string): string {
@@ -179,17 +181,7 @@ export function parseCatalog(files: Record<string, string>): Catalog {
       continue;
     }
     if (!check.Check(data)) {
-      for (const error of check.Errors(data) as Array<{ keyword: string; instancePath: string; message: string; params: Record<string, unknown> }>) {
-        if (error.keyword === 'boolean') continue;
-        const at = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
-        const detail =
-          error.keyword === 'additionalProperties'
-            ? `unknown key '${(error.params.additionalProperties as string[]).join("', '")}'`
-            : error.keyword === 'required'
-              ? `missing key '${(error.params.requiredProperties as string[]).join("', '")}'`
-              : error.message;
-        problems.push(`${file}: ${at}: ${detail}`);
-      }
+      problems.push(...schemaProblems(check, data).map((problem) => `${file}: ${problem}`));
       continue;
     }
     const descriptor = data as RuntimeDescriptor;
