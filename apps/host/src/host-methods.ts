@@ -29,8 +29,10 @@ export function checkpointMaxBytes(env: NodeJS.ProcessEnv): number {
 export function hostMethods(host: Host): Handlers<HostMethods> {
   const { sessions, manifests } = host;
   const maxCheckpointBytes = checkpointMaxBytes(process.env);
+  /** The name each connection gave in its hello: a face's input says which face carried it. */
+  const clients = new WeakMap<object, string>();
   return {
-    'host.hello': ({ protocol, secret }, { connection }) => {
+    'host.hello': ({ client, protocol, secret }, { connection }) => {
       const given = Buffer.from(secret ?? '');
       const expected = Buffer.from(host.secret);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -42,6 +44,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       if (protocol !== HOST_PROTOCOL_VERSION) {
         throw new RpcError(ErrorCode.ProtocolMismatch, `host protocol ${HOST_PROTOCOL_VERSION}, client ${protocol}`, { reason: 'protocol_mismatch', host: HOST_PROTOCOL_VERSION });
       }
+      clients.set(connection, client);
       return host.hello();
     },
     'host.status': () => {
@@ -122,7 +125,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       }
       return { chunks, end_offset: found.output.end, following: false };
     },
-    'session.input': ({ session, text, origin, paste }) => host.find(session).input(text, origin, paste),
+    'session.input': ({ session, text, origin, paste }, { connection }) => host.find(session).input(text, origin, paste, clients.get(connection)),
     'session.key': ({ session, keystroke, origin }) => host.find(session).key(keystroke, origin),
     'session.resize': ({ session, cols, rows }) => {
       host.find(session).resize(cols, rows);

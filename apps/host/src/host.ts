@@ -165,6 +165,7 @@ export class Host {
       declared_status: state.declared_status,
       program_status_capable_at_ms: state.program_status_capable_at_ms,
       last_status_signal_at_ms: state.last_status_signal_at_ms,
+      typed: state.typed,
     };
   }
 

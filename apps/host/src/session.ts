@@ -1,6 +1,6 @@
 import { bootId, processStartTime } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, TYPED_INPUT_CHARS, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState, type TypedInput } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { ForegroundWatch } from './foreground';
 import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
@@ -77,6 +77,9 @@ export class Session {
   screenChangedAtMs: number | null = null;
   capableAtMs: number | null = null;
   lastSignalAtMs: number | null = null;
+  /** What a person typed while the program declared a wait: serve's record of who answered it. */
+  typed: TypedInput | null = null;
+  private waiting = false;
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
   readonly resume: SessionResume;
@@ -198,6 +201,10 @@ export class Session {
   }
 
   private recordsChanged() {
+    // A new wait: what was typed for the last one does not answer it.
+    const waiting = this.terminal.declaredStatus()?.state === 'blocked';
+    if (waiting && !this.waiting) this.typed = null;
+    this.waiting = waiting;
     this.resume.declared();
     this.touch();
     this.context.listener.status(this);
@@ -233,8 +240,9 @@ export class Session {
    * what the program printed before it, since the program's bracketed-paste mode decides the
    * bytes; whatever arrives meanwhile waits behind it.
    */
-  input(text: string, origin: InputOrigin, paste = false): Promise<{ written: number; bracketed: boolean; bracketed_paste_mode: boolean }> {
+  input(text: string, origin: InputOrigin, paste = false, client = 'unknown'): Promise<{ written: number; bracketed: boolean; bracketed_paste_mode: boolean }> {
     this.requireLive();
+    if (origin === 'user') this.noteTyped(text, client);
     const size = Buffer.byteLength(text);
     if (size > MAX_INPUT_BYTES) {
       throw new RpcError(ErrorCode.InvalidParams, `input of ${size} bytes is over ${MAX_INPUT_BYTES}`, { reason: 'input_too_large' });
@@ -265,6 +273,14 @@ export class Session {
       }
       return { written: await this.write(bytes, origin) };
     });
+  }
+
+  /** A person's input while the program waits: who and when, and what unless it waits for credentials. */
+  private noteTyped(text: string, client: string) {
+    const declared = this.terminal.declaredStatus();
+    if (declared?.state !== 'blocked') return;
+    const kept = declared.kind === 'auth' ? null : ((this.typed?.client === client ? (this.typed.text ?? '') : '') + text).slice(-TYPED_INPUT_CHARS);
+    this.typed = { client, at_ms: Date.now(), text: kept };
   }
 
   private inTurn<T>(write: () => Promise<T>): Promise<T> {
@@ -383,6 +399,7 @@ export class Session {
       foreground_cwd: this.foreground.cwd,
       resume: this.resume.record,
       restart: this.resume.restart,
+      typed: this.typed,
     };
   }
 

@@ -36,7 +36,11 @@ export class InstanceClient {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly endpoints: Endpoints) {}
+  /** `face` names this client to the host (`desktop`, `web`, `attach`): the turn ledger says which face answered a question. */
+  constructor(
+    private readonly endpoints: Endpoints,
+    private readonly face = 'desktop',
+  ) {}
 
   /** One request to serve. */
   request(method: string, params: unknown): Promise<unknown> {
@@ -80,7 +84,7 @@ export class InstanceClient {
   private hostConnection(): Promise<RpcConnection<HostMethods>> {
     if (!this.host) {
       const opening = (async () => {
-        const { connection } = await connectHost(this.endpoints, 'desktop');
+        const { connection } = await connectHost(this.endpoints, this.face);
         connection.onClose(() => {
           if (this.host === opening) this.host = null;
         });

@@ -2,6 +2,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { HOOK_METHODS, type HookMethod } from './hooks';
 import { SurfaceEntry, WorkspaceEntry, type WorkspaceEntry as WorkspaceEntryType } from './model';
 import { CliState, NoticeKind, ReducedStatus, SessionRow, SignalReason, StatusObject } from './status';
+import { TurnRecord } from './turns';
 import { DeclaredStatus, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
@@ -56,6 +57,9 @@ export const EventFrames = {
   focus_changed: frame('focus_changed', { ...pane, workspace: Type.Integer({ minimum: 0 }) }),
   /** The config changed what the faces show (an addition): `serve.status`'s `presentation` as it is now, so `reduce_motion` applies live. */
   presentation_changed: frame('presentation_changed', { presentation: Presentation }),
+  /** The turn ledger (additions): a turn began (its record so far), a turn ended (its whole record: change and tokens read). */
+  turn_started: frame('turn_started', { ...pane, turn: TurnRecord }),
+  turn_ended: frame('turn_ended', { ...pane, turn: TurnRecord }),
   ...hookFrames,
 };
 

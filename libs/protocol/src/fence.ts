@@ -3,7 +3,7 @@ import type { Scope } from './wire';
 /** The crypto of Node 20 and of every browser, typed here so pure code needs no Node types. */
 declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T };
 
-export type FenceSource = 'surface.read' | 'surface.search' | 'surface.list' | 'fleet.inbox';
+export type FenceSource = 'surface.read' | 'surface.search' | 'surface.list' | 'fleet.inbox' | 'turn.list' | 'turn.diff';
 
 export interface FenceAttributes {
   source: FenceSource;

@@ -101,6 +101,16 @@ export const Manifest = Type.Object({
 });
 export type Manifest = Static<typeof Manifest>;
 
+/**
+ * A person's input (origin `user`) while the program declared it waits (`blocked`): the host's
+ * client that carried it (`desktop`, `web`, `attach`), when, and its last TYPED_INPUT_CHARS
+ * characters — none while it waits for credentials (`auth`). Kept until the program next
+ * declares a wait: what answered a question (the turn ledger).
+ */
+export const TypedInput = Type.Object({ client: Type.String(), at_ms: TimeMs, text: nullable(Type.String()) });
+export type TypedInput = Static<typeof TypedInput>;
+export const TYPED_INPUT_CHARS = 256;
+
 /** What a follower needs of one session to hold a complete picture of it. */
 export const SessionState = Type.Object({
   session: Uuid,
@@ -123,6 +133,7 @@ export const SessionState = Type.Object({
   foreground_cwd: nullable(Type.String()),
   resume: nullable(ResumeRecord),
   restart: nullable(RestartAttempt),
+  typed: Type.Optional(nullable(TypedInput)),
 });
 export type SessionState = Static<typeof SessionState>;
 
@@ -314,6 +325,7 @@ export const HostFrame = Type.Union([
     declared_status: nullable(DeclaredStatus),
     program_status_capable_at_ms: nullable(TimeMs),
     last_status_signal_at_ms: nullable(TimeMs),
+    typed: Type.Optional(nullable(TypedInput)),
   }),
   Type.Object({
     type: Type.Literal('observation'),

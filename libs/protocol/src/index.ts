@@ -4,6 +4,7 @@ export * from './line';
 export * from './schema';
 export * from './wire';
 export * from './status';
+export * from './turns';
 export * from './resume';
 export * from './layout';
 export * from './model';

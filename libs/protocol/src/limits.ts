@@ -71,3 +71,18 @@ export const CHECKPOINT_REPLAY_BYTES = 16 * 1024 * 1024;
 
 /** The largest pid Linux hands out (`pid_max` can be at most 2^22). */
 export const PID_MAX = 4_194_304;
+
+/**
+ * The turn ledger: what one record keeps (a turn's prompt, each message and answer clipped to
+ * TURN_TEXT_BYTES; at most this many messages, questions and files), untracked files a snapshot
+ * leaves out for their size, how much of git's diff one `turn.diff` carries, and how many records
+ * (with their git refs) are kept per session and in the whole home, oldest pruned first.
+ */
+export const TURN_TEXT_BYTES = 512;
+export const TURN_MESSAGES_KEPT = 64;
+export const TURN_QUESTIONS_KEPT = 32;
+export const TURN_FILES_KEPT = 100;
+export const TURN_SNAPSHOT_FILE_BYTES = 16 * 1024 * 1024;
+export const TURN_DIFF_MAX_BYTES = 4 * 1024 * 1024;
+export const TURNS_KEPT_PER_SESSION = 100;
+export const TURNS_KEPT = 2000;

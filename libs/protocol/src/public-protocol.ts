@@ -1,13 +1,14 @@
 import Type, { type Static } from 'typebox';
 import { EVENT_TYPES, Presentation, type EventType } from './events';
 import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
-import { ACTIVITY_LOG_ENTRIES, PID_MAX } from './limits';
+import { ACTIVITY_LOG_ENTRIES, PID_MAX, TURNS_KEPT } from './limits';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
-import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, Uuid } from './wire';
+import { DigestAgent, TurnRecord } from './turns';
+import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
  * The public protocol on `paneflow.sock` (REFERENCE.md §2): one request per connection except
@@ -18,6 +19,8 @@ const closed = { additionalProperties: false } as const;
 const Empty = Type.Object({}, closed);
 const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
 const SurfaceTarget = { surface_id: SurfaceId };
+/** A pane, or a session (whose pane may have closed); neither: every one. */
+const TurnTarget = { surface_id: Type.Optional(SurfaceId), session: Type.Optional(Uuid) };
 /**
  * How closing treats what runs and what was made (an addition to REFERENCE.md §2.3): `unless_busy`
  * refuses (-32030, `close_needs_confirmation`) before anything closes when a pane would need a
@@ -279,6 +282,37 @@ export const PublicMethods = {
     ),
     Type.Object({ surface_id: SurfaceId, answered: Type.Literal(true), left_waiting: Type.Boolean(), state: CliState, state_seq: Type.Integer({ minimum: 0 }) }),
   ),
+  /**
+   * The turn ledger (additions to REFERENCE.md): turns of one pane (`surface_id`) or one session
+   * (also after its pane closed), else of every pane, oldest first; `since_ms` keeps those still
+   * running or ended since then, `limit` the newest that many.
+   */
+  'turn.list': method(
+    Type.Object({ ...TurnTarget, since_ms: Type.Optional(TimeMs), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: TURNS_KEPT })) }, closed),
+    Type.Object({ turns: Type.Array(TurnRecord) }),
+  ),
+  /**
+   * git's diff of one turn (`turn`, default the latest) of a pane or session: its start snapshot
+   * against its end (`against: "end"`), or, for a turn still running or interrupted, against the
+   * working tree now (`"worktree"`); `stat` for git's --stat. Plain text, cut at TURN_DIFF_MAX_BYTES.
+   */
+  'turn.diff': method(
+    Type.Object({ ...TurnTarget, turn: Type.Optional(Type.Integer({ minimum: 1 })), stat: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object({ turn: TurnRecord, diff: Type.String(), truncated: Type.Boolean(), against: Type.Union([Type.Literal('end'), Type.Literal('worktree')]) }),
+  ),
+  /** Removes every ended turn's record and git ref (of one pane or session, or all). */
+  'turn.prune': method(Type.Object(TurnTarget, closed), Type.Object({ records: Type.Integer({ minimum: 0 }), refs: Type.Integer({ minimum: 0 }) })),
+  /**
+   * While you were away: per agent, its turns since `since_ms` (default: when the person last
+   * looked — an ack, `fleet.looked` from a face — else the last 24 hours), what they changed and
+   * cost, and what it waits for now.
+   */
+  'fleet.digest': method(
+    Type.Object({ since_ms: Type.Optional(TimeMs) }, closed),
+    Type.Object({ since_ms: TimeMs, looked_at_ms: nullable(TimeMs), agents: Type.Array(DigestAgent) }),
+  ),
+  /** A face says its person is looking now (the digest's default `since_ms`). */
+  'fleet.looked': method(Empty, Type.Object({ looked_at_ms: TimeMs })),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(

@@ -23,8 +23,14 @@ export const CliState = Type.Union([
 ]);
 export type CliState = Static<typeof CliState>;
 
-/** An agent thinking or waiting for input is in its turn: a submit would answer it (§4.4), closing its pane asks first (§1.4). */
-export const inTurn = (state: CliState): boolean => state === 'thinking' || state === 'waiting_for_input';
+/**
+ * The turn: a reduced status of `busy` or `attention` (§3.2). A turn record begins when a pane's
+ * status enters it and ends when it leaves (the ledger); a submit would answer an agent in its
+ * turn (§4.4), and closing its pane asks first (§1.4).
+ */
+export const statusInTurn = (status: ReducedStatus): boolean => status === 'busy' || status === 'attention';
+/** The same predicate on the CLI state: thinking (or stalled, which is busy shown otherwise) or waiting for input. */
+export const inTurn = (state: CliState): boolean => state === 'thinking' || state === 'stalled' || state === 'waiting_for_input';
 
 /** §3.3. */
 export const SignalReason = Type.Union([

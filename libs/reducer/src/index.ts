@@ -5,6 +5,9 @@
  */
 
 import type { CliState, DeclaredStatus, NoticeKind, ReducedStatus, SignalReason } from '@paneflow/protocol';
+import { cutUtf8 } from './text';
+
+export * from './turns';
 
 /** The current record (OSC7501.md §8.6) as the status model reads it. */
 type Declared = DeclaredStatus;
@@ -94,20 +97,6 @@ function reasonFor(input: Input, signalledIdentity: string | null): SignalReason
   const spokeSinceStart = lastSignalAtMs !== null && lastSignalAtMs >= agent.startedAtMs - 10;
   if (spokeSinceStart || signalledIdentity === identityOf(agent)) return 'capable';
   return nowMs - agent.identifiedAtMs < DETECTION_WINDOW_MS ? 'detecting' : 'no_signal';
-}
-
-const utf8Length = (codePoint: number) => (codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4);
-
-/** The longest prefix of `text` within `maxBytes` of UTF-8, cut on a character boundary. */
-function cutUtf8(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let end = 0;
-  for (const char of text) {
-    bytes += utf8Length(char.codePointAt(0)!);
-    if (bytes > maxBytes) break;
-    end += char.length;
-  }
-  return text.slice(0, end);
 }
 
 /** REFERENCE.md §3.4: done → completed, error → failed[:message], working → none, else kept. */

@@ -14,7 +14,7 @@ import { OuterTerminal } from './tty';
 export async function attach(workspace: string | undefined): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError('attach needs a terminal (stdin and stdout); for a live table elsewhere use `paneflow ps --watch`', 1);
   const catalog = runtimeCatalog();
-  const client = new InstanceClient(instanceEndpoints());
+  const client = new InstanceClient(instanceEndpoints(), 'attach');
   const tty = new OuterTerminal(process.stdin as ReadStream, process.stdout as WriteStream);
   // The terminal is put back whatever ends the client.
   const restore = () => tty.leave();

@@ -152,7 +152,7 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
 
 /** One page: its own bridge to the instance, ended with its socket. */
 function connect(ws: WebSocket, endpoints: Endpoints): void {
-  const bridge = new InstanceClient(endpoints);
+  const bridge = new InstanceClient(endpoints, 'web');
   // The cap is for output the page does not read: an answer (a history of megabytes) is only as
   // big as what the page asked for, so its bytes still on their way do not count.
   let answering = 0;
