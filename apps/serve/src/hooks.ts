@@ -50,6 +50,7 @@ export class HookIntake {
     switch (method) {
       case 'ai.prompt_submit':
         hook.prompt = payload.prompt ?? null;
+        if (hook.prompt) this.reduction.turns.notePrompt(view.session, hook.prompt, 'hook');
         break;
       case 'ai.tool_use':
         hook.active_tool_name = payload.phase === 'pre' ? (payload.tool_name ?? null) : null;

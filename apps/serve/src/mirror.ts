@@ -75,6 +75,7 @@ export class SessionMirror {
       if (pending && view.lifecycle === 'live') this.readiness.prefill(view.session, pending);
     }
     for (const session of views.keys()) if (!present.has(session)) this.forget(session);
+    this.reduction.turns.rebuilt(present);
     // Sessions the host no longer has: their panes go, and their worktrees by the one rule.
     const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session) && !this.removing.has(pane.session));
     for (const pane of gone) this.workspaces.closePane(pane, false);
@@ -173,6 +174,7 @@ export class SessionMirror {
     this.ctx.views.delete(session);
     this.ctx.model.entries.delete(session);
     this.hooks.forget(session);
+    this.reduction.turns.forget(session);
   }
 
   onHostFrame(frame: SessionsFrame): void {
@@ -235,6 +237,7 @@ export class SessionMirror {
         view.declared = frame.declared_status;
         view.lastSignalAtMs = frame.last_status_signal_at_ms;
         view.capableAtMs = frame.program_status_capable_at_ms;
+        view.typed = frame.typed ?? null;
         view.lastActivityMs = now;
         this.reduction.reduce(view);
         if (recordChanged && pane) this.ctx.publish({ type: 'declared_changed', surface_id: pane.surface_id, session: view.session, declared: view.declared });

@@ -38,6 +38,9 @@ export class Sending {
     }
     // Watched before sending, so that no transition can come and go unseen.
     const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
+    // What is typed may begin the agent's next turn (its prompt), or end its wait (the ledger's answer).
+    if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, 'send');
+    this.reduction.turns.noteAction(view.session, 'send', text);
     try {
       const deferred = submit && usePaste;
       const written = await this.type(pane.session, text, submit, usePaste);
@@ -115,6 +118,7 @@ export class Sending {
       stillWaiting();
     }
     const watched = watchTransitions(this.reduction, view.session);
+    this.reduction.turns.noteAction(view.session, 'answer', answer);
     try {
       if ('keys' in input) await ctx.host.request('session.input', { session: pane.session, text: input.keys, origin: 'automation' });
       else await this.type(pane.session, input.text, true, true);
@@ -131,6 +135,7 @@ export class Sending {
     if (!this.ctx.capabilities.scripting) throw disabled('surface.send_keystroke', 'PANEFLOW_IPC_SCRIPTING');
     const pane = this.ctx.pane(params.surface_id);
     this.workspaces.checkScope(pane, params.scope, params.workspace_id);
+    this.reduction.turns.noteAction(pane.session, 'key', params.keystroke);
     await this.ctx.host.request('session.key', { session: pane.session, keystroke: params.keystroke, origin: 'automation' });
     return { sent: true };
   }

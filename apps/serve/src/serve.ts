@@ -12,6 +12,7 @@ import type { Parts } from './methods/parts';
 import { sessionMethods } from './methods/sessions';
 import { surfaceMethods } from './methods/surfaces';
 import { systemMethods } from './methods/system';
+import { turnMethods } from './methods/turns';
 import { workspaceMethods } from './methods/workspaces';
 import { SessionMirror } from './mirror';
 import { Model } from './model';
@@ -76,7 +77,7 @@ export class Serve {
     };
     this.server = new RpcServer<PublicMethods>({
       methods: PublicMethods,
-      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts) },
+      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts) },
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,

@@ -5,6 +5,7 @@ import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflo
 import type { ServeContext } from './context';
 import type { PaneRecord } from './model';
 import { Subagents } from './subagents';
+import { TurnLedger } from './turns/ledger';
 import { paneTitle, promptTitle, providerSessionId, stateOf, statusObject, type View } from './views';
 
 /** At most one notification of a kind per pane in this window (OSC7501.md §11.4). */
@@ -27,9 +28,12 @@ export class Reduction {
   readonly activity = new ActivityLog();
   /** The subagents each agent runs now (§7.2), shown in its status object. */
   readonly subagents: Subagents;
+  /** A record per turn: every reduction may begin, advance or end one. */
+  readonly turns: TurnLedger;
 
   constructor(private readonly ctx: ServeContext) {
     this.subagents = new Subagents(ctx.endpoints.home, ctx.log);
+    this.turns = new TurnLedger(ctx);
   }
 
   reduce(view: View): void {
@@ -48,6 +52,7 @@ export class Reduction {
     if (entry.status === 'attention' && before.status !== 'attention') view.attentionSinceMs = now;
     if (entry.status !== 'attention') view.attentionSinceMs = null;
     const pane = this.ctx.model.paneBySession(view.session);
+    this.turns.observe(view, pane, now);
     const changed =
       entry.stateSeq !== before.stateSeq ||
       entry.status !== before.status ||
@@ -127,6 +132,7 @@ export class Reduction {
 
   /** The user has seen the pane: its Done is read. */
   ack(view: View): void {
+    this.turns.looked();
     if (!view.entry.unread) return;
     view.entry = { ...view.entry, unread: false };
     const pane = this.ctx.model.paneBySession(view.session);

@@ -1,6 +1,6 @@
 import type { Catalog } from '@paneflow/procscan';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol';
-import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject } from '@paneflow/protocol';
+import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject, TypedInput } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
 import type { Config } from './config';
 import type { SavedEntry } from './model';
@@ -37,6 +37,8 @@ export interface View {
   lost: Loss | null;
   lastActivityMs: number | null;
   attentionSinceMs: number | null;
+  /** What a person last typed at a face while the program waited (the host says): who answered. */
+  typed: TypedInput | null;
   /** Set while a timer will reduce again (detecting → no_signal, stalled). */
   clockTimer: NodeJS.Timeout | null;
 }
@@ -102,6 +104,7 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     lost: manifest.lifecycle === 'lost' ? (manifest.lost ?? null) : null,
     lastActivityMs: manifest.screen_changed_at_ms,
     attentionSinceMs: null,
+    typed: null,
     clockTimer: null,
   };
 }
@@ -130,6 +133,7 @@ export function applyState(view: View, state: SessionState, now: number): void {
   view.agent = agentFrom(state.observation, view.agent, now);
   view.resume = state.resume;
   view.restart = state.restart;
+  view.typed = state.typed ?? null;
   if (state.lifecycle !== 'lost') view.lost = null;
 }
 

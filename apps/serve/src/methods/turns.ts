@@ -1,0 +1,26 @@
+import type { MethodFamily } from './parts';
+
+/** The turn ledger's methods (additions to REFERENCE.md): turns, a turn's diff, pruning, the digest. */
+export const turnMethods: MethodFamily = ({ ctx, reduction }) => {
+  const { turns } = reduction;
+  // A pane named by id must exist; a session may be one whose pane has closed.
+  const target = (surface_id: number | undefined, session: string | undefined) => {
+    if (surface_id !== undefined) ctx.pane(surface_id);
+    return { surface_id, session };
+  };
+  return {
+    'turn.list': ({ surface_id, session, since_ms, limit }) => ({ turns: turns.list({ ...target(surface_id, session), since_ms, limit }) }),
+    'turn.diff': ({ surface_id, session, turn, stat }) => turns.diff({ ...target(surface_id, session), turn, stat }),
+    'turn.prune': ({ surface_id, session }) => turns.prune(target(surface_id, session)),
+    'fleet.digest': ({ since_ms }) =>
+      turns.digest(since_ms, (session) => {
+        const pane = ctx.model.paneBySession(session);
+        const view = ctx.views.get(session);
+        if (!pane || !view) return null;
+        const status = reduction.statusOf(view, pane);
+        if (status.state !== 'waiting_for_input') return null;
+        return { kind: status.declared?.kind ?? null, message: status.message, since_ms: Date.now() - (status.waiting_ms ?? 0) };
+      }),
+    'fleet.looked': () => ({ looked_at_ms: turns.looked() }),
+  };
+};

@@ -1,0 +1,359 @@
+import { TURN_FILES_KEPT, TURN_SNAPSHOT_FILE_BYTES, type FileChange, type TurnChange } from '@paneflow/protocol';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFile, lstat, mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/** A snapshot of a working tree: a commit (and its tree) under a private ref. */
+export interface Snapshot {
+  repo: string;
+  commit: string;
+  tree: string;
+  /** Untracked files left out for their size (over TURN_SNAPSHOT_FILE_BYTES), as git names them. */
+  skipped: { path: string; bytes: number }[];
+}
+
+export type ChangeSummary = Pick<TurnChange, 'files_changed' | 'added' | 'removed' | 'insertions' | 'deletions' | 'binary' | 'files'>;
+
+export interface SnapshotsOptions {
+  /** Where temporary index files live (created when missing). */
+  tempDir: string;
+  log: (message: string) => void;
+  /** The git program; 'git' on PATH by default. */
+  git?: string;
+}
+
+/**
+ * Settings for every command, so that nothing of the user's runs or changes: no hooks (update-ref
+ * would run `reference-transaction`), no fsmonitor program, no new shared index file beside the
+ * user's (a split index is still read), no automatic gc or maintenance; paths in human-readable
+ * output (the diff) are not octal-quoted.
+ */
+const CONFIG = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  ['core.splitIndex', 'false'],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['core.quotePath', 'false'],
+].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+
+/** Variables that would point git at another repository, index or ref namespace than `repo`'s. */
+const REPOSITORY_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX'];
+
+const IDENTITY = { NAME: 'Paneflow', EMAIL: 'paneflow@localhost' };
+
+/** Output a command that is not cut may give before it is taken for a failure. */
+const OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
+/** Of stderr only the start is kept: its first line goes into the error. */
+const STDERR_KEPT_BYTES = 64 * 1024;
+
+const STATUSES: Record<string, FileChange['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'type_changed' };
+
+interface RunOptions {
+  cwd: string;
+  /** A temporary index (GIT_INDEX_FILE). */
+  index?: string;
+  input?: string | Buffer;
+  /** Stop reading (and kill git) once stdout passes this many bytes; `cut` then says so. */
+  limit?: number;
+}
+
+/**
+ * Snapshots of git working trees for the turn ledger, taken without changing anything of the
+ * user's repository but the snapshot's own ref (and objects): git runs as child processes with a
+ * temporary index, never the user's, and commits through `commit-tree`.
+ */
+export class Snapshots {
+  private readonly tempDir: string;
+  private readonly log: (message: string) => void;
+  private readonly git: string;
+  private readonly env: NodeJS.ProcessEnv;
+  /** Per repository, the end of its queue of snapshots. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(options: SnapshotsOptions) {
+    this.tempDir = options.tempDir;
+    this.log = options.log;
+    this.git = options.git ?? 'git';
+    const inherited = { ...process.env };
+    for (const name of REPOSITORY_VARIABLES) delete inherited[name];
+    this.env = {
+      ...inherited,
+      // No command may take the user's index lock to refresh it (status-like reads otherwise do).
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_PAGER: 'cat',
+      LC_ALL: 'C',
+      GIT_AUTHOR_NAME: IDENTITY.NAME,
+      GIT_AUTHOR_EMAIL: IDENTITY.EMAIL,
+      GIT_COMMITTER_NAME: IDENTITY.NAME,
+      GIT_COMMITTER_EMAIL: IDENTITY.EMAIL,
+    };
+  }
+
+  /** The top directory of the git work tree `cwd` is inside, or null (not in a work tree, a bare repo, inside .git, git missing, cwd missing). */
+  async workTree(cwd: string): Promise<string | null> {
+    try {
+      const [inside, top] = text(await this.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd })).split('\n');
+      return inside === 'true' && top ? top : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A snapshot of the whole working tree of `repo` (tracked files and untracked files that are not
+   * ignored) as a commit — parent `parent`, else HEAD where HEAD exists, else none — and `ref`
+   * pointed at it.
+   */
+  take(repo: string, ref: string, message: string, parent: string | null): Promise<Snapshot> {
+    return this.queued(repo, async () => {
+      const { tree, skipped } = await this.writeTree(repo);
+      const base = parent ?? (await this.head(repo));
+      const parentArgs = base === null ? [] : ['-p', base];
+      // The message goes in on stdin: no size limit of argv, and commit-tree runs no hooks.
+      const commit = text(await this.run(['commit-tree', '--no-gpg-sign', ...parentArgs, tree], { cwd: repo, input: message }));
+      await this.run(['update-ref', '--no-deref', ref, commit], { cwd: repo });
+      return { repo, commit, tree, skipped };
+    });
+  }
+
+  /** The same snapshot as a tree only: no commit, no ref (for a diff against the working tree now). */
+  tree(repo: string): Promise<string> {
+    return this.queued(repo, async () => (await this.writeTree(repo)).tree);
+  }
+
+  /** git's summary of the difference between two commits or trees (renames detected), `files` cut to TURN_FILES_KEPT. */
+  async summary(repo: string, from: string, to: string): Promise<ChangeSummary> {
+    return parseSummary(await this.run(['diff-tree', '-r', '-z', '-M', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', from, to], { cwd: repo }));
+  }
+
+  /**
+   * git's unified diff between two commits or trees (`stat`: git's --stat instead), plain, at most
+   * `maxBytes` (cut at a line end; `truncated` when cut). Git is killed once past the limit, so a
+   * huge diff is never held whole.
+   */
+  async diff(repo: string, from: string, to: string, options: { stat: boolean; maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
+    const format = options.stat ? '--stat' : '--patch';
+    const { stdout, cut } = await this.read(['diff-tree', '-r', '-M', format, '--no-color', '--no-ext-diff', '--no-textconv', from, to], { cwd: repo, limit: options.maxBytes });
+    if (!cut) return { text: stdout.toString('utf8'), truncated: false };
+    // A cut at a newline never splits a UTF-8 sequence.
+    const kept = stdout.subarray(0, options.maxBytes);
+    return { text: kept.subarray(0, kept.lastIndexOf(0x0a) + 1).toString('utf8'), truncated: true };
+  }
+
+  /** Deletes these refs (missing ones are no error), in one transaction. */
+  async deleteRefs(repo: string, refs: string[]): Promise<void> {
+    if (refs.length === 0) return;
+    await this.run(['update-ref', '--no-deref', '--stdin', '-z'], { cwd: repo, input: refs.map((ref) => `delete ${ref}\0\0`).join('') });
+  }
+
+  /** Every ref under `prefix` (e.g. 'refs/paneflow/turns/'). */
+  async refsUnder(repo: string, prefix: string): Promise<string[]> {
+    const out = text(await this.run(['for-each-ref', '--format=%(refname)', prefix], { cwd: repo }));
+    return out === '' ? [] : out.split('\n');
+  }
+
+  /** Runs `work` once every earlier snapshot of `repo` has settled. */
+  private queued<T>(repo: string, work: () => Promise<T>): Promise<T> {
+    const result = (this.queues.get(repo) ?? Promise.resolve()).then(work);
+    const settled = result.catch(() => undefined);
+    this.queues.set(repo, settled);
+    void settled.then(() => {
+      if (this.queues.get(repo) === settled) this.queues.delete(repo);
+    });
+    return result;
+  }
+
+  /** The working tree as a tree object, built in a temporary index that is removed afterwards. */
+  private async writeTree(repo: string): Promise<{ tree: string; skipped: Snapshot['skipped'] }> {
+    await mkdir(this.tempDir, { recursive: true });
+    const index = join(this.tempDir, `index-${randomUUID()}`);
+    try {
+      // Seeded with the user's index, git's stat cache spares hashing unchanged files; a missing
+      // index is an empty one, as git itself sees it.
+      const userIndex = resolve(repo, text(await this.run(['rev-parse', '--git-path', 'index'], { cwd: repo })));
+      await copyFile(userIndex, index).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      await this.run(['add', '--update'], { cwd: repo, index });
+      const untracked = splitNul(await this.run(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo, index }));
+      const { kept, skipped } = await bySize(repo, untracked);
+      if (skipped.length > 0) this.log(`snapshot of ${repo}: untracked files over ${TURN_SNAPSHOT_FILE_BYTES} bytes left out: ${names(skipped.map((s) => s.path))}`);
+      const added = await this.withoutEmptyRepositories(repo, kept);
+      if (added.length > 0) {
+        // update-index takes each path literally (no pathspec magic); with --remove a file deleted
+        // since the listing is passed over, where `git add` would fail on it.
+        const input = Buffer.concat(added.flatMap((path) => [path.at(-1) === SLASH ? path.subarray(0, -1) : path, NUL]));
+        await this.run(['update-index', '--add', '--remove', '-z', '--stdin'], { cwd: repo, index, input });
+      }
+      return { tree: text(await this.run(['write-tree'], { cwd: repo, index })), skipped };
+    } finally {
+      // A git killed mid-write leaves its lock file beside the index.
+      await Promise.all([rm(index, { force: true }), rm(`${index}.lock`, { force: true })]);
+    }
+  }
+
+  /**
+   * Untracked nested repositories are listed as `dir/` and recorded as gitlinks to their HEAD; one
+   * with no commit yet cannot be, and would fail the whole snapshot, so it is left out.
+   */
+  private async withoutEmptyRepositories(repo: string, paths: Buffer[]): Promise<Buffer[]> {
+    const nested = paths.filter((path) => path.at(-1) === SLASH);
+    if (nested.length === 0) return paths;
+    const heads = await Promise.all(nested.map((path) => this.head(join(repo, path.toString('utf8'))).catch(() => null)));
+    const empty = new Set(nested.filter((_, i) => heads[i] === null));
+    if (empty.size > 0) this.log(`snapshot of ${repo}: nested repositories with no commit left out: ${names([...empty].map((path) => path.toString('utf8')))}`);
+    return paths.filter((path) => !empty.has(path));
+  }
+
+  /** HEAD's commit, or null in a repository with no commits yet. */
+  private async head(repo: string): Promise<string | null> {
+    try {
+      return text(await this.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo }));
+    } catch (error) {
+      // --verify --quiet says "no such commit" with exit 1 and nothing else.
+      if (error instanceof GitError && error.exitCode === 1) return null;
+      throw error;
+    }
+  }
+
+  private async run(args: string[], options: RunOptions): Promise<Buffer> {
+    return (await this.read(args, options)).stdout;
+  }
+
+  /** Runs git; rejects with an Error naming the command and the first line of its stderr. */
+  private read(args: string[], options: RunOptions): Promise<{ stdout: Buffer; cut: boolean }> {
+    return new Promise((resolvePromise, reject) => {
+      const command = `git ${args.join(' ')}`;
+      const child = spawn(this.git, [...CONFIG, ...args], {
+        cwd: options.cwd,
+        env: options.index ? { ...this.env, GIT_INDEX_FILE: options.index } : this.env,
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
+      const limit = options.limit ?? OUTPUT_MAX_BYTES;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let cut = false;
+      const stderr: Buffer[] = [];
+      let stderrSize = 0;
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (cut) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size > limit) {
+          cut = true;
+          child.kill();
+        }
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        if (stderrSize < STDERR_KEPT_BYTES) stderr.push(chunk);
+        stderrSize += chunk.length;
+      });
+      child.once('error', (error) => reject(new GitError(`${command}: ${error.message}`, null)));
+      child.once('close', (code, signal) => {
+        if (cut && options.limit !== undefined) resolvePromise({ stdout: Buffer.concat(chunks), cut: true });
+        else if (cut) reject(new GitError(`${command}: more than ${OUTPUT_MAX_BYTES} bytes of output`, null));
+        else if (code === 0) resolvePromise({ stdout: Buffer.concat(chunks), cut: false });
+        else reject(new GitError(`${command}: ${firstLine(Buffer.concat(stderr)) ?? `exit ${code ?? signal}`}`, code));
+      });
+      if (options.input !== undefined) {
+        // A git that exits before reading it all closes the pipe: its exit and stderr tell why.
+        child.stdin!.on('error', () => undefined);
+        child.stdin!.end(options.input);
+      }
+    });
+  }
+}
+
+class GitError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+  ) {
+    super(message);
+  }
+}
+
+const NUL = Buffer.from([0]);
+const SLASH = 0x2f;
+
+/** A few names for a log line. */
+const names = (paths: string[]) => (paths.length > 5 ? `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more` : paths.join(', '));
+
+/** Untracked files split into those to snapshot and those too big; a file gone meanwhile is in neither. */
+async function bySize(repo: string, paths: Buffer[]): Promise<{ kept: Buffer[]; skipped: Snapshot['skipped'] }> {
+  const top = Buffer.from(`${repo}/`);
+  // Paths stay bytes: a name that is not UTF-8 still reaches lstat and git unchanged.
+  const stats = await Promise.all(paths.map((path) => lstat(Buffer.concat([top, path])).catch(() => null)));
+  const kept: Buffer[] = [];
+  const skipped: Snapshot['skipped'] = [];
+  paths.forEach((path, i) => {
+    const stat = stats[i];
+    if (!stat) return;
+    if (stat.isFile() && stat.size > TURN_SNAPSHOT_FILE_BYTES) skipped.push({ path: path.toString('utf8'), bytes: stat.size });
+    else kept.push(path);
+  });
+  return { kept, skipped };
+}
+
+/**
+ * `diff-tree -z --raw --numstat`: every raw record (`:<modes> <oids> <status>`, then one path, or
+ * two for a rename), then one numstat record per file in the same order (`<ins>\t<del>\t<path>`,
+ * or `<ins>\t<del>\t` and both paths for a rename; `-\t-` for a binary file).
+ */
+function parseSummary(out: Buffer): ChangeSummary {
+  const fields = splitNul(out).map((field) => field.toString('utf8'));
+  const entries: { status: FileChange['status']; path: string; from: string | null }[] = [];
+  let i = 0;
+  while (i < fields.length && fields[i].startsWith(':')) {
+    const code = fields[i].slice(fields[i].lastIndexOf(' ') + 1, fields[i].lastIndexOf(' ') + 2);
+    const status = STATUSES[code] ?? 'modified';
+    if (status === 'renamed') {
+      entries.push({ status, from: fields[i + 1], path: fields[i + 2] });
+      i += 3;
+    } else {
+      entries.push({ status, from: null, path: fields[i + 1] });
+      i += 2;
+    }
+  }
+  const summary: ChangeSummary = { files_changed: entries.length, added: 0, removed: 0, insertions: 0, deletions: 0, binary: 0, files: [] };
+  for (const entry of entries) {
+    const [insertions, deletions, path] = fields[i].split('\t', 3);
+    i += path === '' ? 3 : 1;
+    const binary = insertions === '-';
+    const change: FileChange = { ...entry, insertions: binary ? null : Number(insertions), deletions: binary ? null : Number(deletions), binary };
+    if (entry.status === 'added') summary.added++;
+    if (entry.status === 'deleted') summary.removed++;
+    if (binary) summary.binary++;
+    else {
+      summary.insertions += change.insertions!;
+      summary.deletions += change.deletions!;
+    }
+    if (summary.files.length < TURN_FILES_KEPT) summary.files.push(change);
+  }
+  return summary;
+}
+
+function splitNul(out: Buffer): Buffer[] {
+  const fields: Buffer[] = [];
+  for (let start = 0; start < out.length; ) {
+    const end = out.indexOf(0, start);
+    fields.push(out.subarray(start, end === -1 ? out.length : end));
+    start = end === -1 ? out.length : end + 1;
+  }
+  return fields;
+}
+
+/** A command's output without its final newline. */
+const text = (out: Buffer) => out.toString('utf8').replace(/\n$/, '');
+
+function firstLine(stderr: Buffer): string | null {
+  return (
+    stderr
+      .toString('utf8')
+      .split('\n')
+      .find((line) => line.trim() !== '') ?? null
+  );
+}
