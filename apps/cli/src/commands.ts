@@ -1,3 +1,4 @@
+import { TURNS_KEPT, TURNS_KEPT_PER_SESSION } from '@paneflow/protocol/limits';
 import type { VerbSpec } from './usage';
 
 /**
@@ -140,6 +141,49 @@ export const VERBS: VerbSpec[] = [
     flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' } },
     example: 'paneflow inbox --watch',
     family: 'agents',
+  },
+  {
+    name: 'turns',
+    summary: "What each agent did, turn by turn: when, how long, how it ended, the files it changed (+/-), its tokens, its prompt; {turns} with --json. `turns prune [target]` removes the records and their git refs.",
+    args: [
+      { name: 'target', optional: true },
+      { name: 'prune_target', optional: true },
+    ],
+    flags: {
+      since: { kind: 'string', value: 'WHEN', help: 'only turns running or ended since then: 90s, 30m, 2h, 3d, or a date (2026-12-04T09:00)' },
+      limit: { kind: 'integer', value: 'N', help: 'the newest N turns (default all kept)' },
+      ...JSON_FLAG,
+      ...SCOPE,
+    },
+    example: 'paneflow turns api --since 2h',
+    details: `${TARGET_HELP}; none: every pane's turns. A turn begins when an agent's declared state enters its turn (working or waiting for you) and ends when it leaves it; an agent that declares nothing has none. Records and their refs (refs/paneflow/turns/<session>/<n>) are kept for the last ${TURNS_KEPT_PER_SESSION} turns per session and ${TURNS_KEPT} in all.`,
+    family: 'turns',
+  },
+  {
+    name: 'diff',
+    summary: "git's diff of what one turn changed in its pane's work tree (coloured on a terminal, plain otherwise); --stat for the summary.",
+    args: [{ name: 'target' }],
+    flags: {
+      turn: { kind: 'integer', value: 'N', help: 'the turn (its number in `paneflow turns`); default the latest' },
+      last: { kind: 'boolean', help: 'the latest turn (the default)' },
+      stat: { kind: 'boolean', help: "git's --stat instead of the diff" },
+      ...JSON_FLAG,
+      ...SCOPE,
+    },
+    example: 'paneflow diff api --turn 3 --stat',
+    details: `${TARGET_HELP}. The turn's start snapshot against its end; for a turn still running, or interrupted (its end was never seen), against the working tree now, and a line on stderr says so. Exit 1 when the turn has no change (its pane was not in a git work tree), 3 when there is no such pane or turn. Nothing of your repository changes: the snapshots are commits under Paneflow's own refs, made through a temporary index.`,
+    family: 'turns',
+  },
+  {
+    name: 'digest',
+    summary: 'While you were away: per agent, turns finished, files changed, errors, tokens, and what it waits for now; {since_ms, agents} with --json.',
+    args: [],
+    flags: {
+      since: { kind: 'string', value: 'WHEN', help: 'from then (90s, 30m, 2h, 3d, or a date); default: when you last looked (an ack, attach, the web face)' },
+      ...JSON_FLAG,
+    },
+    example: 'paneflow digest --since 8h',
+    family: 'turns',
   },
   {
     name: 'answer',

@@ -10,13 +10,13 @@ export function printJson(value: unknown): void {
 }
 
 /** NO_COLOR (set and not empty) wins; FORCE_COLOR (not `0` or `false`) colours a pipe too. */
-function colorOn(): boolean {
+export function colorOn(): boolean {
   const { NO_COLOR, FORCE_COLOR } = process.env;
   if (NO_COLOR) return false;
   if (FORCE_COLOR !== undefined) return FORCE_COLOR !== '0' && FORCE_COLOR !== 'false';
   return process.stdout.isTTY === true;
 }
-const paint = (code: string | undefined, text: string) => (code && colorOn() ? `\x1b[${code}m${text}\x1b[0m` : text);
+export const paint = (code: string | undefined, text: string) => (code && colorOn() ? `\x1b[${code}m${text}\x1b[0m` : text);
 
 /** A table cell: its text, and the SGR code of its colour if it has one. */
 export type Cell = string | { text: string; color: string };

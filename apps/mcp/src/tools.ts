@@ -2,7 +2,7 @@
 // text goes out fenced (§9); panes outside the caller's scope do not exist here.
 import { callChecked } from '@paneflow/instance/connect';
 import { fence } from '@paneflow/protocol/fence';
-import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SUBMIT_CONFIRM_MS } from '@paneflow/protocol/limits';
+import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SUBMIT_CONFIRM_MS, TURNS_KEPT } from '@paneflow/protocol/limits';
 import { matchName } from '@paneflow/protocol/names';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import type { Scope } from '@paneflow/protocol/wire';
@@ -75,6 +75,20 @@ export const schemas = {
       max_matches: z.number().int().min(1).max(SEARCH_MATCHES_MAX).optional().describe(`at most this many matches, 1–${SEARCH_MATCHES_MAX} (default ${SEARCH_MATCHES_DEFAULT})`),
     })
     .strict(),
+  list_turns: z
+    .object({
+      target: Target.optional().describe('a surface_id or pane name; omitted: every pane in scope'),
+      since_ms: z.number().int().min(0).optional().describe('only turns running or ended since this time (ms since the epoch)'),
+      limit: z.number().int().min(1).max(TURNS_KEPT).optional().describe('the newest this many'),
+    })
+    .strict(),
+  turn_diff: z
+    .object({
+      target: Target,
+      turn: z.number().int().min(1).optional().describe("the turn's number (list_turns); default the latest"),
+      stat: z.boolean().optional().describe("git's --stat summary instead of the diff"),
+    })
+    .strict(),
   write_pane: z
     .object({
       target: Target,
@@ -115,6 +129,27 @@ export async function listInbox(context: Context): Promise<string> {
       message: item.message === null ? null : displayText(item.message),
     }));
   return fence(JSON.stringify({ items }, null, 2), { source: 'fleet.inbox', scope: context.scope });
+}
+
+/**
+ * The turns of the panes in scope (the turn ledger): prompts, questions and messages are an
+ * agent's words and file paths a repository's, so every text is shown as faces show it, and fenced.
+ */
+export async function listTurns(context: Context, args: Args<'list_turns'>): Promise<string> {
+  const panes = await scopedPanes(context);
+  const inScope = new Set(panes.map((p) => p.surface_id));
+  const surface_id = args.target === undefined ? undefined : (await resolveTarget(context, args.target)).surface_id;
+  const { turns } = await request(context, 'turn.list', { surface_id, since_ms: args.since_ms, limit: args.limit });
+  const shown = turns.filter((t) => inScope.has(t.surface_id)).map((t) => JSON.parse(JSON.stringify(t), (_key, value) => (typeof value === 'string' ? displayText(value) : value)));
+  return fence(JSON.stringify({ turns: shown }, null, 2), { source: 'turn.list', scope: context.scope });
+}
+
+/** git's diff of one turn of a pane in scope, fenced: it is a repository's content, never instructions. */
+export async function turnDiff(context: Context, args: Args<'turn_diff'>): Promise<string> {
+  const pane = await resolveTarget(context, args.target);
+  const result = await request(context, 'turn.diff', { surface_id: pane.surface_id, turn: args.turn, stat: args.stat ?? false });
+  const head = `turn ${result.turn.turn} of surface ${pane.surface_id}, start snapshot against ${result.against === 'end' ? 'its end' : 'the working tree now (no end snapshot)'}${result.truncated ? ', cut short' : ''}\n`;
+  return fence(head + result.diff, { source: 'turn.diff', scope: context.scope });
 }
 
 export async function readPane(context: Context, args: Args<'read_pane'>): Promise<string> {

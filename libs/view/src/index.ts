@@ -3,3 +3,4 @@ export * from './picture';
 export * from './spinner';
 export * from './text';
 export * from './scrollback';
+export * from './turns';

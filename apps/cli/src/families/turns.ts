@@ -1,0 +1,100 @@
+// The turn ledger's verbs: turns (and turns prune), diff, digest.
+import type { TurnRecord } from '@paneflow/protocol/turns';
+import { changeText, diffLines, digestLine, displayText, durationText, endingText, promptLine, tokensText, turnMs, type DiffLineKind } from '@paneflow/view';
+import { CliError } from '../errors';
+import { request } from '../instance';
+import { colorOn, paint, printJson, table, type Cell } from '../output';
+import { resolveOne } from '../select';
+import { flag, scopeOf, str, type Run } from './common';
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--since`: a span back from now (`90s`, `30m`, `2h`, `3d`) or a date; anything else is a usage error. */
+export function sinceMs(text: string | undefined, nowMs = Date.now()): number | undefined {
+  if (text === undefined) return undefined;
+  const span = /^(\d+)([smhd])$/.exec(text);
+  if (span) return nowMs - Number(span[1]) * UNIT_MS[span[2]];
+  const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(date)) throw new CliError(`--since takes a span (90s, 30m, 2h, 3d) or a date (2026-12-04T09:00), not '${text}'`, 2);
+  return date;
+}
+
+const ENDING_COLOR: Record<string, string> = { finished: '32', error: '31;1', exited: '31', interrupted: '35', idle: '2', running: '36', waiting: '33;1' };
+const DIFF_COLOR: Record<DiffLineKind, string | undefined> = { file: '1', hunk: '36', add: '32', remove: '31', meta: '1', context: undefined };
+const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
+
+export function turnTable(turns: TurnRecord[], nowMs: number): string {
+  if (turns.length === 0) return 'no turns';
+  return table(
+    ['ID', 'TURN', 'STARTED', 'TOOK', 'ENDED', 'CHANGE', 'TOKENS', 'PROMPT'],
+    turns.map((t): Cell[] => {
+      const ending = endingText(t);
+      return [String(t.surface_id), `#${t.turn}`, clock(t.started_at_ms), durationText(turnMs(t, nowMs)), { text: ending, color: ENDING_COLOR[ending] ?? '0' }, changeText(t), tokensText(t.tokens), promptLine(t.prompt?.text)];
+    }),
+  );
+}
+
+/** A surface id for a selector, or none (every pane). */
+async function surfaceOf(target: string | undefined, parsed: Parameters<Run>[0]) {
+  return target === undefined ? undefined : (await resolveOne(target, scopeOf(parsed))).surface_id;
+}
+
+/** serve's "not found" for a turn is the verb's exit 3, as for a pane. */
+async function orNotFound<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof CliError && error.reason === 'not_found') throw new CliError(error.message, 3, error.reason);
+    throw error;
+  }
+}
+
+export const run: Record<string, Run> = {
+  async turns(p) {
+    const first = p.args.target as string | undefined;
+    const second = p.args.prune_target as string | undefined;
+    if (first === 'prune') {
+      printJson(await request('turn.prune', { surface_id: await surfaceOf(second, p) }));
+      return 0;
+    }
+    if (second !== undefined) throw new CliError(`'turns' takes one target, not '${second}' too (or: turns prune [target])`, 2);
+    const since = sinceMs(flag(p, 'since'));
+    const limit = flag<number>(p, 'limit');
+    if (limit !== undefined && limit < 1) throw new CliError('--limit is a whole number from 1', 2);
+    const { turns } = await request('turn.list', { surface_id: await surfaceOf(first, p), since_ms: since, limit });
+    if (flag(p, 'json')) printJson({ turns });
+    else process.stdout.write(turnTable(turns, Date.now()) + '\n');
+    return 0;
+  },
+  async diff(p) {
+    const turn = flag<number>(p, 'turn');
+    if (turn !== undefined && flag(p, 'last')) throw new CliError('--turn and --last cannot go together', 2);
+    if (turn !== undefined && turn < 1) throw new CliError('--turn is a whole number from 1', 2);
+    const target = await resolveOne(str(p, 'target'), scopeOf(p));
+    const result = await orNotFound(request('turn.diff', { surface_id: target.surface_id, turn, stat: !!flag(p, 'stat') }));
+    if (flag(p, 'json')) {
+      printJson(result);
+      return 0;
+    }
+    if (result.against === 'worktree') process.stderr.write(`paneflow: turn ${result.turn.turn} has no end snapshot (${endingText(result.turn)}): its start against the working tree now\n`);
+    // A pipe gets git's bytes as they are (for `git apply`); what a file holds never reaches a
+    // person's terminal as a control: on a terminal (or in colour) each line is cleaned, then coloured.
+    if (!colorOn() && process.stdout.isTTY !== true) process.stdout.write(result.diff);
+    else for (const line of diffLines(result.diff)) process.stdout.write(paint(DIFF_COLOR[line.kind], displayText(line.text)) + '\n');
+    if (result.truncated) process.stderr.write('paneflow: the diff is cut short; `git diff` of the turn ref shows it whole\n');
+    return 0;
+  },
+  async digest(p) {
+    const result = await request('fleet.digest', { since_ms: sinceMs(flag(p, 'since')) });
+    if (flag(p, 'json')) {
+      printJson(result);
+      return 0;
+    }
+    const given = flag(p, 'since') !== undefined;
+    const why = given ? '' : result.looked_at_ms === result.since_ms ? ' (when you last looked)' : ' (the last 24 hours: you have not looked yet)';
+    process.stdout.write(`since ${new Date(result.since_ms).toLocaleString()}${why}\n`);
+    if (result.agents.length === 0) process.stdout.write('nothing happened\n');
+    else process.stdout.write(table(['ID', 'NAME', 'AGENT', 'WHAT HAPPENED', 'LAST PROMPT'], result.agents.map((a) => [String(a.surface_id), a.pane_name ?? '-', a.runtime_id ?? '-', digestLine(a), promptLine(a.last_prompt, 40)])) + '\n');
+    return 0;
+  },
+};
