@@ -3,25 +3,19 @@
 // pipe), `paneflow digest` says what happened since the person last looked, and `turns prune`
 // removes the records and their refs. A real instance, the fixture agent as `claude`, a real git repository.
 import type { TurnRecord } from '@paneflow/protocol';
-import { makeHome, until, type Home } from '@paneflow/testing';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { gitRepo, makeHome, until, type Git, type Home } from '@paneflow/testing';
 import { join } from 'node:path';
 
 let home: Home;
 let repo: string;
+let git: Git;
 let surface: number;
-const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
 const turns = (...args: string[]) => home.run(['turns', ...args, '--json']).json<{ turns: TurnRecord[] }>().turns;
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1', PANEFLOW_IPC_SCRIPTING: '1' });
   repo = join(home.dir, 'repo');
-  mkdirSync(repo);
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README'), 'hello\n');
-  git('add', '.');
-  git('-c', 'user.name=Me', '-c', 'user.email=me@example.com', 'commit', '-q', '-m', 'first');
+  git = gitRepo(repo);
   expect(home.run(['start']).code).toBe(0);
   surface = (await home.rpc('workspace.up', { name: 'ledger', layout: 'even_h', panes: [{ name: 'coder', cwd: repo, command: 'claude', focus: true, env: {} }] })).surfaces[0].surface_id;
   await until(() => home.run(['status', 'coder', '--json', '--scope', 'all']).json<{ reason: string }>().reason === 'declared', 'the agent declares');

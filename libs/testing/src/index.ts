@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export * from './faults';
+export * from './git';
 export * from './tmux';
 
 export const ROOT = join(__dirname, '../../..');

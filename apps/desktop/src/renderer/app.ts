@@ -11,10 +11,12 @@ import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
 import type { PaneflowApi } from '../api';
 import { AnswerBox, InboxReader } from './answers';
+import { Digest } from './digest';
 import { el } from './dom';
 import { SpinnerClock } from './clock';
 import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, STATIC_MARK, subagentsText, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { PaneTerminal } from './terminal';
+import { TurnsPanel } from './turns';
 
 export class App {
   readonly picture = new Picture();
@@ -25,6 +27,9 @@ export class App {
   private readonly panes = new Map<number, { element: HTMLElement; terminal: PaneTerminal; header: HTMLElement; answers: AnswerBox }>();
   /** Serve's inbox: the answers a waiting agent takes, in its pane and on the phone. */
   readonly inbox: InboxReader;
+  /** The turn ledger: a pane's turns and what each did, and the digest of what happened while you were away. */
+  readonly turns: TurnsPanel;
+  readonly digest: Digest;
   private readonly clock = new SpinnerClock();
   private readonly catalog = runtimeCatalog();
   /** The runtimes' launcher presets for this machine, offered in the new-pane menu. */
@@ -58,8 +63,10 @@ export class App {
   ) {
     const workspacesTitle = el('h2', undefined, 'Workspaces');
     const agentsTitle = el('h2', undefined, 'Agents');
-    this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents);
-    root.append(this.sidebar, this.main, this.notices);
+    this.turns = new TurnsPanel(api, (id) => this.labelOf(id));
+    this.digest = new Digest(api, (id) => this.labelOf(id), (id) => void this.turns.show(id, null));
+    this.sidebar.append(workspacesTitle, this.tabs, agentsTitle, this.agents, this.digest.sidebar);
+    root.append(this.sidebar, this.main, this.notices, this.turns.element);
     this.inbox = new InboxReader(api, this.picture, () => {
       for (const id of this.panes.keys()) this.renderHeader(id);
       for (const listener of this.drawn) listener();
@@ -73,6 +80,7 @@ export class App {
     await this.readPresentation();
     await this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe());
     await this.refresh();
+    await this.digest.read();
     document.body.dataset.ready = 'true';
   }
 
@@ -101,6 +109,7 @@ export class App {
   private onEvent(frame: EventFrame): void {
     if (frame.type === 'notification') return this.notify(frame);
     if (frame.type === 'presentation_changed') return this.clock.setReduceMotion(frame.presentation.reduce_motion);
+    if (frame.type === 'turn_started' || frame.type === 'turn_ended') return this.turns.onTurn(frame);
     if (frame.type === 'status_changed') {
       if (this.picture.apply(frame) === 'status') void this.statusChanged(frame.surface_status);
       return;
@@ -199,6 +208,13 @@ export class App {
     const surface = this.surfaces.get(status.surface_id);
     const runtime = status.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
     return surface?.name ?? runtime?.label ?? surface?.title ?? `pane ${status.surface_id}`;
+  }
+
+  /** A pane's label by its id (its status's, else its name or title). */
+  labelOf(surfaceId: number): string {
+    const status = this.statuses.get(surfaceId);
+    const surface = this.surfaces.get(surfaceId);
+    return status ? this.label(status) : (surface?.name ?? (surface?.title || `pane ${surfaceId}`));
   }
 
   private render(): void {
@@ -309,13 +325,16 @@ export class App {
     const resume = el('button', 'resume');
     resume.hidden = true;
     resume.onclick = () => void this.restart(surface.surface_id, resume.dataset.action === 'fresh');
+    const turns = el('button', 'turns-button', 'Turns');
+    turns.title = 'What each turn of this pane’s agent did: prompt, questions, tokens, diff';
+    turns.onclick = () => void this.turns.show(surface.surface_id, null);
     const launch = el('button', 'new-pane-button', '+');
     launch.title = 'New pane: a shell or an agent preset';
     launch.onclick = () => this.newPaneMenu(surface.surface_id, header);
     const close = el('button', 'close-button', '×');
     close.title = 'Close this pane (Ctrl+Shift+W)';
     close.onclick = () => void this.close({ pane: surface.surface_id });
-    header.append(title, declared, subagents, resume, find, launch, split, close);
+    header.append(title, declared, subagents, resume, find, turns, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.focusSurface(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') void terminal.find(find.value);

@@ -1,5 +1,6 @@
-// The narrow-screen layout (a phone, through `paneflow web`): first the agents that wait for you
-// (serve's `fleet.inbox`, oldest wait first), then every agent, then the other panes. One tap
+// The narrow-screen layout (a phone, through `paneflow web`): first what happened while you were
+// away (the digest), then the agents that wait for you (serve's `fleet.inbox`, oldest wait
+// first), then every agent, then the other panes. One tap
 // opens a pane's terminal full-screen, with a row of the keys a phone's keyboard lacks and, while
 // its agent waits, a button for each answer its runtime's `[answers]` know (`surface.answer`,
 // which serve refuses when the agent has moved on). It draws from the App's picture.
@@ -43,7 +44,8 @@ export class PhoneLayout {
     api: PaneflowApi,
     root: HTMLElement,
   ) {
-    this.home.append(el('h2', undefined, 'Waiting for you'), this.inboxList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);
+    // What happened while you were away comes first, then who waits for you now.
+    this.home.append(app.digest.phone, el('h2', undefined, 'Waiting for you'), this.inboxList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);
     for (const [label, key] of KEYS) {
       const button = el('button', 'key', label);
       button.dataset.key = key;
@@ -106,7 +108,7 @@ export class PhoneLayout {
 
     this.inboxList.replaceChildren(
       ...inbox.items.map((item) => {
-        const row = this.row(item.surface_id, 'need_you', displayText(item.surface_name ?? this.labelOf(item.surface_id)), workspaceName(item.surface_id));
+        const row = this.row(item.surface_id, 'need_you', displayText(item.surface_name ?? this.app.labelOf(item.surface_id)), workspaceName(item.surface_id));
         row.classList.add('inbox-item');
         const what = [item.kind, item.message].filter((part) => part).join(' · ');
         row.append(el('div', 'message', displayText(what || 'waiting for input')), el('div', 'since', `since ${time(item.since_ms)}${item.tool ? ` · ${displayText(item.tool)}` : ''}`));
@@ -136,15 +138,14 @@ export class PhoneLayout {
     back.onclick = () => void this.open(null);
     const status = picture.statuses.get(this.solo);
     const mark = status ? rowMark(status) : 'none';
-    const title = el('span', 'title', displayText(status ? this.app.label(status) : this.labelOf(this.solo)));
+    const title = el('span', 'title', displayText(this.app.labelOf(this.solo)));
     this.bar.append(back, title);
     if (BADGES[mark]) this.bar.append(el('span', `badge ${mark}`, BADGES[mark]));
+    const turns = el('button', 'turns-button', 'Turns');
+    const solo = this.solo;
+    turns.onclick = () => void this.app.turns.show(solo, null);
+    this.bar.append(turns);
     this.bar.dataset.surface = String(this.solo);
-  }
-
-  private labelOf(surfaceId: number): string {
-    const surface = this.app.picture.surfaces.get(surfaceId);
-    return surface?.name ?? (surface?.title || `pane ${surfaceId}`);
   }
 
   private row(surfaceId: number, mark: RowMark, label: string, workspace: string): HTMLElement {
