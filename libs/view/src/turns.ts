@@ -71,6 +71,14 @@ export function digestLine(agent: DigestAgent): string {
   return parts.join(' · ');
 }
 
+/**
+ * A line of a file (in a diff) as a face shows it: tabs out to the next multiple of 8 columns, as
+ * git's pager shows them, then cleaned by displayText (which would show a tab as `^I`).
+ */
+export function fileLineText(text: string): string {
+  return displayText(text.replace(/[^\t]*\t/g, (run) => run.slice(0, -1).padEnd((Math.floor((run.length - 1) / 8) + 1) * 8)));
+}
+
 export type DiffLineKind = 'file' | 'hunk' | 'add' | 'remove' | 'meta' | 'context';
 
 export interface DiffLine {

@@ -1,5 +1,5 @@
 import type { DigestAgent, TurnRecord } from '@paneflow/protocol';
-import { changeText, countText, diffFiles, diffLines, digestLine, durationText, endingText, promptLine, tokensText, turnLine } from '../src';
+import { changeText, countText, diffFiles, diffLines, digestLine, durationText, endingText, fileLineText, promptLine, tokensText, turnLine } from '../src';
 
 const record = (over: Partial<TurnRecord> = {}): TurnRecord => ({
   turn: 3,
@@ -143,4 +143,10 @@ test('a unified diff as files then hunks: paths with spaces, renames, binary fil
     ],
   });
   expect(files[1].header.map((l) => l.text)).toEqual(['similarity index 90%', 'rename from old name.txt', 'rename to new name.txt']);
+});
+
+test('a file’s line: tabs to the next stop of 8, as git’s pager shows them; controls shown as text', () => {
+  expect(fileLineText('+\tif (x)\t{')).toBe('+       if (x)  {');
+  expect(fileLineText('-12345678\tx')).toBe('-12345678       x');
+  expect(fileLineText(' red\x1b[31m\u202e!')).toBe(' red^[[31m!');
 });

@@ -73,6 +73,8 @@ export class AttachClient implements CommandFace {
     await this.subscribe();
     await this.readPresentation();
     await this.load();
+    // Attaching is looking: the digest's default start. An older serve has no such method.
+    void this.request('fleet.looked', {}).catch(() => undefined);
     if (workspace !== undefined) await this.selectWorkspace(workspace);
     this.tty.enter();
     this.pacer.running = true;
@@ -154,6 +156,7 @@ export class AttachClient implements CommandFace {
   }
 
   private onEvent(frame: EventFrame): void {
+    if (this.mode.kind === 'turns') this.mode.overlay.event(frame);
     if (frame.type === 'notification') return this.notification(frame);
     if (frame.type === 'presentation_changed') {
       this.presentation = frame.presentation;
@@ -231,7 +234,8 @@ export class AttachClient implements CommandFace {
       this.clock(this.drawn.spinning);
     } else {
       if (this.sidebarDirty) redrawSidebar(scene, this.drawn);
-      for (const pane of this.drawn.layout?.panes ?? []) {
+      // Under the turn ledger a pane's output shows nothing: the frame that closes it draws the panes.
+      for (const pane of this.mode.kind === 'turns' ? [] : (this.drawn.layout?.panes ?? [])) {
         if (!this.dirtyPanes.has(pane.surfaceId)) continue;
         const cursor = drawPane(scene, this.grid, pane);
         if (pane.surfaceId === this.picture.active?.focus && cursor) this.drawn.cursor = cursor;
@@ -324,6 +328,8 @@ export class AttachClient implements CommandFace {
         return this.commands.confirmed(event.name === 'y' || event.name === 'Y');
       case 'scroll':
         return this.scrollKey(event);
+      case 'turns':
+        return this.mode.overlay.key(event);
     }
   }
 
@@ -381,7 +387,8 @@ export class AttachClient implements CommandFace {
   }
 
   private mouse(event: MouseEvent): void {
-    if (!this.drawn) return;
+    // The turn ledger covers the panes: a click there is for none of them.
+    if (!this.drawn || this.mode.kind === 'turns') return;
     const action = mouseAction(event, this.drawn, this.mirrors, this.picture.active?.focus);
     switch (action?.kind) {
       case 'type':

@@ -5,6 +5,7 @@ import { neighbour, type KeyEvent } from '@paneflow/screen';
 import { displayText, rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import type { Drawn, Mode } from './frame';
 import type { PaneMirror } from './mirror';
+import { TurnLedger } from './turns';
 
 /** What the commands reach of the face they run in (`AttachClient`). */
 export interface CommandFace {
@@ -98,6 +99,9 @@ export class Commands {
           await face.request('workspace.create', cwd ? { cwd } : {});
           return;
         }
+        case 't':
+          if (focused !== null) face.setMode({ kind: 'turns', overlay: new TurnLedger(face, focused, face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`) });
+          return;
         case 'd':
           return face.detach();
         case '?':

@@ -1,4 +1,5 @@
-import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
+import type { EventFrame } from '@paneflow/protocol/events';
+import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type KeyEvent, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
 import { agentRows, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
 
@@ -6,7 +7,7 @@ import { cursorOf, type PaneMirror } from './mirror';
 const SIDEBAR_WIDTH = 26;
 const SIDEBAR_FROM_COLS = 70;
 
-const style = (fg: number | null, attrs = 0, bg: number | null = null): Style => ({ fg: fg === null ? 0 : paletteColor(fg), bg: bg === null ? 0 : paletteColor(bg), attrs });
+export const style = (fg: number | null, attrs = 0, bg: number | null = null): Style => ({ fg: fg === null ? 0 : paletteColor(fg), bg: bg === null ? 0 : paletteColor(bg), attrs });
 const STYLES = {
   heading: style(null, Attr.bold),
   dim: style(null, Attr.dim),
@@ -33,7 +34,17 @@ export type Mode =
   | { kind: 'prefix' }
   | { kind: 'scroll'; search: string | null; typing: boolean; match: number | null }
   | { kind: 'confirm'; question: string }
-  | { kind: 'help' };
+  | { kind: 'help' }
+  | { kind: 'turns'; overlay: Overlay };
+
+/** What covers the whole pane area with keys of its own (the turn ledger, prefix t): it draws, takes keys and follows events. */
+export interface Overlay {
+  /** Its keys, for the status line. */
+  readonly hint: string;
+  draw(grid: Grid, area: Rect): void;
+  key(event: KeyEvent): void;
+  event(frame: EventFrame): void;
+}
 
 export interface Scene {
   cols: number;
@@ -72,7 +83,7 @@ const HELP = [
   '  a        next agent that needs you',
   '  [        scrollback (/ search, n next, q quit)',
   '  x        close the pane       &       close the workspace',
-  '  c        new workspace',
+  '  c        new workspace        t       turns and diffs',
   '  d        detach               ?       this help',
   '  prefix twice sends the prefix key to the pane',
   '',
@@ -115,7 +126,8 @@ export function drawFrame(scene: Scene, grid: Grid, placement: Placement): Drawn
   drawStatusLine(scene, grid);
   if (scene.mode.kind === 'help') drawBox(grid, HELP, cols, rows);
   if (scene.mode.kind === 'confirm') drawBox(grid, [scene.mode.question, '', 'y: close   n: keep'], cols, rows);
-  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = HIDDEN_CURSOR;
+  if (scene.mode.kind === 'turns') scene.mode.overlay.draw(grid, area);
+  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || scene.mode.kind === 'turns' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = HIDDEN_CURSOR;
   return { grid, cursor, layout, area, sidebar, hits, spinning };
 }
 
@@ -247,7 +259,9 @@ function drawStatusLine(scene: Scene, grid: Grid): void {
             : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `
           : mode.kind === 'confirm'
             ? ' y/n '
-            : ` ${scene.prefixName} ? help  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `;
+            : mode.kind === 'turns'
+              ? ` ${mode.overlay.hint} `
+              : ` ${scene.prefixName} ? help  ${scene.prefixName} t turns  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `;
   // A note (an error, a restart's outcome) is read once: the tabs give way to it; key hints give way to the tabs.
   const left = cols - (scene.note !== null ? Math.min(cols, [...right].length) : 0);
   let x = 0;

@@ -1,6 +1,6 @@
 // The turn ledger's verbs: turns (and turns prune), diff, digest.
 import type { TurnRecord } from '@paneflow/protocol/turns';
-import { changeText, diffLines, digestLine, displayText, durationText, endingText, promptLine, tokensText, turnMs, type DiffLineKind } from '@paneflow/view';
+import { changeText, diffLines, digestLine, durationText, endingText, fileLineText, promptLine, tokensText, turnMs, type DiffLineKind } from '@paneflow/view';
 import { CliError } from '../errors';
 import { request } from '../instance';
 import { colorOn, paint, printJson, table, type Cell } from '../output';
@@ -80,7 +80,7 @@ export const run: Record<string, Run> = {
     // A pipe gets git's bytes as they are (for `git apply`); what a file holds never reaches a
     // person's terminal as a control: on a terminal (or in colour) each line is cleaned, then coloured.
     if (!colorOn() && process.stdout.isTTY !== true) process.stdout.write(result.diff);
-    else for (const line of diffLines(result.diff)) process.stdout.write(paint(DIFF_COLOR[line.kind], displayText(line.text)) + '\n');
+    else for (const line of diffLines(result.diff)) process.stdout.write(paint(DIFF_COLOR[line.kind], fileLineText(line.text)) + '\n');
     if (result.truncated) process.stderr.write('paneflow: the diff is cut short; `git diff` of the turn ref shows it whole\n');
     return 0;
   },

@@ -6,7 +6,7 @@
 // textContent, cleaned by displayText.
 import type { EventFrameOf } from '@paneflow/protocol/events';
 import type { TurnQuestion, TurnRecord } from '@paneflow/protocol/turns';
-import { changeText, diffFiles, displayText, durationText, endingText, promptLine, tokensText, turnMs, type DiffFile } from '@paneflow/view';
+import { changeText, diffFiles, displayText, durationText, endingText, fileLineText, promptLine, tokensText, turnMs, type DiffFile } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { el } from './dom';
 
@@ -200,7 +200,7 @@ function fileSection(file: DiffFile): HTMLElement {
   for (const hunk of file.hunks) {
     const pre = el('pre', 'hunk');
     pre.append(line('span', 'diff-line hunk-head', hunk.header));
-    for (const l of hunk.lines) pre.append('\n', line('span', `diff-line ${l.kind}`, l.text));
+    for (const l of hunk.lines) pre.append('\n', el('span', `diff-line ${l.kind}`, fileLineText(l.text)));
     section.append(pre);
   }
   return section;
