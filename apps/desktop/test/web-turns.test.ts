@@ -5,7 +5,8 @@
 // phone), which the page reads before it marks that you looked.
 import type { TurnRecord } from '@paneflow/protocol';
 import { gitRepo, makeHome, ROOT, until, type Home } from '@paneflow/testing';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM, FLAGS } from './harness';
@@ -142,6 +143,41 @@ test('a turn outside git shows its record and says why there is no diff', async 
     await note.waitFor();
     expect(await note.textContent()).toMatch(/its pane was not in a git work tree/);
     expect(await page.locator('.turns-panel .turn-prompt').textContent()).toBe('just think');
+  } finally {
+    await context.close();
+  }
+}, 60_000);
+
+test('a turn whose start snapshot came late (git slow to answer) says that what changed before it is not in its diff', async () => {
+  // A git first on serve's PATH that holds the look for a work tree while `hold` exists.
+  const hold = join(home.dir, 'hold-git');
+  const held = join(home.dir, 'git-held');
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const wrapper = join(home.dir, 'bin', 'git');
+  writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *--is-inside-work-tree*) [ -e '${hold}' ] && touch '${held}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(hold, '');
+  try {
+    expect(home.run(['send', String(agent), 'permission to wait\n@write late.txt late', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => existsSync(held), 'serve looking for the work tree, held');
+    const started = (await until(async () => (await turns(agent)).find((t) => t.ended === null), 'the turn begun')).started_at_ms;
+    // Late is a matter of time: the hold lasts past the second after the turn's start.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 1500 - Date.now())));
+  } finally {
+    rmSync(hold, { force: true });
+  }
+  rmSync(wrapper);
+  await until(async () => (await home.rpc('surface.status', { surface_id: agent })).state === 'waiting_for_input' || null, 'the question');
+  expect(home.run(['answer', String(agent), 'yes', '--scope', 'all']).code).toBe(0);
+  const late = await until(async () => (await turns(agent)).find((t) => t.ended !== null && t.prompt?.text.startsWith('permission to wait') && t.change?.end_commit), 'the late turn recorded');
+  expect(late.change!.start_at_ms! - late.started_at_ms).toBeGreaterThan(1000);
+  await home.rpc('surface.focus', { surface_id: agent });
+  const { context, page } = await open({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.locator(`.pane[data-surface="${agent}"] header .turns-button`).click();
+    await page.locator(`.turns-panel .turn-row[data-turn="${late.turn}"]`).click();
+    const note = page.locator('.turns-panel[data-view="turn"] .turns-note').first();
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/^Its start snapshot was taken \ds into the turn: what changed before then is not in its diff\.$/);
   } finally {
     await context.close();
   }

@@ -139,8 +139,10 @@ export async function listTurns(context: Context, args: Args<'list_turns'>): Pro
   const panes = await scopedPanes(context);
   const inScope = new Set(panes.map((p) => p.surface_id));
   const surface_id = args.target === undefined ? undefined : (await resolveTarget(context, args.target)).surface_id;
-  const { turns } = await request(context, 'turn.list', { surface_id, since_ms: args.since_ms, limit: args.limit });
-  const shown = turns.filter((t) => inScope.has(t.surface_id)).map((t) => JSON.parse(JSON.stringify(t), (_key, value) => (typeof value === 'string' ? displayText(value) : value)));
+  // The limit counts the turns in scope, so it is applied here, after the scope.
+  const { turns } = await request(context, 'turn.list', { surface_id, since_ms: args.since_ms });
+  const scoped = turns.filter((t) => inScope.has(t.surface_id));
+  const shown = (args.limit === undefined ? scoped : scoped.slice(-args.limit)).map((t) => JSON.parse(JSON.stringify(t), (_key, value) => (typeof value === 'string' ? displayText(value) : value)));
   return fence(JSON.stringify({ turns: shown }, null, 2), { source: 'turn.list', scope: context.scope });
 }
 

@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Snapshots } from '../src/turns/snapshots';
+import { until } from '@paneflow/testing';
 
 // Neither the developer's git config nor an identity reaches these repositories: snapshots need none.
 const ISOLATED = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -252,6 +253,61 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     expect(logged.join('\n')).toContain('big.bin');
   });
 
+  test('past the bounds of untracked files in all (a count, bytes) the rest is left out, in git’s order, and reported', async () => {
+    const repo = init('many');
+    for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) write(repo, name, `${name} holds ten\n`.slice(0, 10));
+    const bounded = new Snapshots({ tempDir, log: (message) => logged.push(message), bounds: { untrackedMaxFiles: 3, untrackedMaxBytes: 25 } });
+    const snapshot = await bounded.take(repo, 'refs/paneflow/turns/s/1', 'start', null);
+    // Three files are looked at; the third would pass 25 bytes; the fourth is past three files.
+    expect(Object.keys(treeFiles(repo, snapshot.tree))).toEqual(['a.txt', 'b.txt']);
+    expect(snapshot.skipped).toEqual([
+      { path: 'c.txt', bytes: 10 },
+      { path: 'd.txt', bytes: 0 },
+    ]);
+    expect(logged.join('\n')).toMatch(/2 untracked file\(s\) left out .*c\.txt, d\.txt/);
+  });
+
+  test('a git that hangs (a clean filter that never ends) fails its snapshot after the bound, with the filter killed and nothing left; the next one runs', async () => {
+    const repo = init('filtered');
+    write(repo, 'a.txt', 'a\n');
+    git(repo, 'add', 'a.txt');
+    git(repo, 'commit', '-q', '-m', 'first');
+    // A filter marked so that its processes can be found; the marker file says it began.
+    const began = join(dir, 'filter-began');
+    git(repo, 'config', 'filter.hang.clean', `touch ${began}; exec sleep 600 # pf-hang-${process.pid}`);
+    write(repo, '.gitattributes', '*.txt filter=hang\n');
+    write(repo, 'a.txt', 'changed\n');
+    const bounded = new Snapshots({ tempDir, log: () => undefined, bounds: { commandTimeoutMs: 1500 } });
+    await expect(bounded.take(repo, 'refs/paneflow/turns/s/1', 'start', null)).rejects.toThrow(/git add --update: no answer within 1500 ms/);
+    expect(existsSync(began)).toBe(true);
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`pf-hang-${process.pid}`));
+    expect(left).toEqual([]);
+    expect(readdirSync(tempDir)).toEqual([]);
+    git(repo, 'config', '--unset', 'filter.hang.clean');
+    rmSync(join(repo, '.gitattributes'));
+    const next = await bounded.take(repo, 'refs/paneflow/turns/s/1', 'start', null);
+    expect(gitBytes(repo, ['show', `${next.tree}:a.txt`]).toString()).toBe('changed\n');
+  });
+
+  test('names git writes awkwardly: a file beginning with a tab, a work tree whose path holds a newline; mixed line endings under core.safecrlf', async () => {
+    const repo = init('odd\nname');
+    expect(await snapshots.workTree(repo)).toBe(repo);
+    write(repo, '\tlead.txt', 'one\n');
+    write(repo, 'crlf.txt', 'a\r\nb\n');
+    git(repo, 'config', 'core.autocrlf', 'input');
+    git(repo, 'config', 'core.safecrlf', 'true');
+    const start = await snapshots.take(repo, 'refs/paneflow/turns/s/1', 'start', null);
+    write(repo, '\tlead.txt', 'one\ntwo\n');
+    write(repo, 'other.txt', 'x\n');
+    const end = await snapshots.take(repo, 'refs/paneflow/turns/s/1', 'end', start.commit);
+    const summary = await snapshots.summary(repo, start.commit, end.commit);
+    expect(summary.files.map((f) => [f.path, f.status, f.insertions, f.deletions])).toEqual([
+      ['\tlead.txt', 'modified', 1, 0],
+      ['other.txt', 'added', 1, 0],
+    ]);
+    expect(summary).toMatchObject({ files_changed: 2, insertions: 2, deletions: 0 });
+  });
+
   test('a symlink stays a link, a nested repository becomes a gitlink, one with no commit yet is left out', async () => {
     const repo = init('outer');
     write(repo, 'target.txt', 't\n');
@@ -334,7 +390,7 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     expect(await new Snapshots({ tempDir, log: () => undefined, git: join(dir, 'no-git') }).workTree(repo)).toBeNull();
   });
 
-  test('snapshots of one repository requested at once run one after the other', async () => {
+  test('snapshots of one repository: asked at once they share one tree; one asked while a tree is written waits for it; another repository does not wait', async () => {
     const repo = init('queued');
     write(repo, 'a.txt', 'a\n');
     git(repo, 'add', 'a.txt');
@@ -347,23 +403,33 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     writeFileSync(wrapper, `#!/bin/sh\necho "start $PWD $*" >> '${log}'\ngit "$@"\ncode=$?\necho "end $PWD $*" >> '${log}'\nexit $code\n`);
     chmodSync(wrapper, 0o755);
     const logging = new Snapshots({ tempDir, log: () => undefined, git: wrapper });
+    const lines = () => readFileSync(log, 'utf8').split('\n').filter((line) => line.includes(` ${repo} `));
+    const treeStarts = () => lines().flatMap((line, i) => (line.startsWith('start ') && line.endsWith(' rev-parse --git-path index') ? [i] : []));
 
     const [first, second, elsewhere] = await Promise.all([
       logging.take(repo, 'refs/paneflow/turns/s/1', 'one', null),
       logging.take(repo, 'refs/paneflow/turns/s/2', 'two', null),
       logging.take(other, 'refs/paneflow/turns/s/1', 'other', null),
     ]);
+    // One tree, two commits (their messages differ), each under its own ref.
+    expect(treeStarts()).toHaveLength(1);
+    expect(second.tree).toBe(first.tree);
     expect(first.commit).not.toBe(second.commit);
+    expect(git(repo, 'rev-parse', 'refs/paneflow/turns/s/2')).toBe(second.commit);
     expect(git(other, 'rev-parse', 'refs/paneflow/turns/s/1')).toBe(elsewhere.commit);
-    const lines = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes(` ${repo} `));
-    const starts = lines.flatMap((line, i) => (line.startsWith('start ') && line.endsWith(' rev-parse --git-path index') ? [i] : []));
-    const firstEnd = lines.findIndex((line) => line.startsWith('end ') && line.includes(` update-ref --no-deref refs/paneflow/turns/s/1 ${first.commit}`));
-    expect(starts).toHaveLength(2);
-    expect(firstEnd).toBeGreaterThan(starts[0]);
-    // The second snapshot's first command started only after the first snapshot's last one ended.
-    expect(starts[1]).toBeGreaterThan(firstEnd);
+
+    // Asked once the tree before it is being written: it waits for that one to end, then takes its own.
+    write(repo, 'a.txt', 'changed meanwhile\n');
+    const third = logging.take(repo, 'refs/paneflow/turns/s/3', 'three', null);
+    await until(() => treeStarts().length === 2, 'the third tree begun');
+    write(repo, 'late.txt', 'after the third began\n');
+    const fourth = logging.take(repo, 'refs/paneflow/turns/s/4', 'four', null);
+    const [, last] = await Promise.all([third, fourth]);
+    const starts = treeStarts();
+    expect(starts).toHaveLength(3);
+    const thirdTreeEnd = lines().findIndex((line, i) => i > starts[1] && line.startsWith('end ') && line.endsWith(' write-tree'));
+    expect(starts[2]).toBeGreaterThan(thirdTreeEnd);
+    expect(git(repo, 'show', `${last.commit}:late.txt`)).toBe('after the third began');
   });
 
   test('a git failure names the command and its error, and leaves no temporary index', async () => {

@@ -2,7 +2,7 @@ import { connectHost } from '@paneflow/instance';
 import { TurnRecord, validate } from '@paneflow/protocol';
 import { until } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, serveCli, startInstance, waitUntilGone, type Frame, type Instance } from './helpers';
 
@@ -160,37 +160,70 @@ test('a pane outside git gets records without a change, and its diff is refused;
   await expect(pf.call('turn.diff', { surface_id: silent })).rejects.toMatchObject({ code: -32020 });
 }, 60_000);
 
-test('kill -9 of serve mid-turn: the new serve goes on with the same turn; kill -9 of the host mid-turn: interrupted, its start snapshot kept and diffed against the working tree', async () => {
-  const repo = userRepo('crash');
-  const { events, surface, session } = await agentIn(repo, 'crasher');
-  await pf.call('surface.send_text', { surface_id: surface, text: 'permission first\n@write later.txt written after the answer', submit: true });
-  const waiting = await events.next(waitingAt(surface));
-
+/** Kills serve (kill -9) and starts it again, as a crash and the next `paneflow` call would. */
+async function restartServe() {
   killIfAlive(pf.servePid);
   await waitUntilGone(pf.servePid);
   const restarted = serveCli(pf.env, 'start');
   expect(restarted.code).toBe(0);
   pf.servePid = JSON.parse(restarted.stdout).pid;
-  const after = await pf.subscribe();
-  await pf.call('surface.answer', { surface_id: surface, answer: 'yes', state_seq: waiting.state_seq as number });
-  const ended = (await after.next(turnEnded(surface))).turn as TurnRecord;
-  expect(ended).toMatchObject({ turn: 1, ended: 'finished', questions: [{ by: 'answer' }], change: { files_changed: 1, added: 1 } });
-  expect((await pf.call('turn.list', { session })).turns.map((t) => [t.turn, t.ended])).toEqual([[1, 'finished']]);
+}
 
-  const mark = after.mark;
+/**
+ * A `git` first on serve's PATH that holds every `write-tree` while `hold` exists: serve's
+ * snapshot is under way, and not yet taken, for as long as a test wants.
+ */
+function holdingGit(): { hold: string; release: () => void; remove: () => void } {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const hold = join(pf.dir, 'hold-write-tree');
+  const wrapper = join(pf.dir, 'bin', 'git');
+  writeFileSync(wrapper, `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = write-tree ] && while [ -e '${hold}' ]; do sleep 0.05; done; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(hold, '');
+  return { hold, release: () => rmSync(hold, { force: true }), remove: () => rmSync(wrapper, { force: true }) };
+}
+
+test('kill -9 of serve mid-turn: the new serve goes on with the same turn, taking the start snapshot the old one had not; kill -9 of the host mid-turn: interrupted, its start snapshot kept and diffed against the working tree', async () => {
+  const repo = userRepo('crash');
+  const { events, surface, session } = await agentIn(repo, 'crasher');
+  const git = holdingGit();
+  try {
+    await pf.call('surface.send_text', { surface_id: surface, text: 'permission first\n@write later.txt written after the answer', submit: true });
+    const waiting = await events.next(waitingAt(surface));
+    // Serve dies while git writes the turn's start tree: its record on disk has no start snapshot.
+    const held = (await pf.call('turn.list', { session })).turns;
+    expect(held.map((t) => [t.turn, t.ended, t.change?.start_commit ?? null])).toEqual([[1, null, null]]);
+    await restartServe();
+    git.release();
+    const after = await pf.subscribe();
+    const open = await until(async () => (await pf.call('turn.list', { session })).turns.find((t) => t.turn === 1 && t.change?.start_commit), 'turn 1 has a start snapshot from the new serve');
+    expect(open.ended).toBeNull();
+    await pf.call('surface.answer', { surface_id: surface, answer: 'yes', state_seq: waiting.state_seq as number });
+    const ended = (await after.next(turnEnded(surface))).turn as TurnRecord;
+    expect(ended).toMatchObject({ turn: 1, ended: 'finished', questions: [{ by: 'answer' }], change: { start_commit: open.change!.start_commit, files_changed: 1, added: 1 } });
+    expect((await pf.call('turn.list', { session })).turns.map((t) => [t.turn, t.ended])).toEqual([[1, 'finished']]);
+  } finally {
+    git.release();
+    git.remove();
+  }
+
+  // A serve killed after the start snapshot keeps it; then the host dies with the turn open.
+  const again = await pf.subscribe();
   await pf.call('surface.send_text', { surface_id: surface, text: 'permission again', submit: true });
-  await after.next(waitingAt(surface), mark);
+  await again.next(waitingAt(surface));
   const open = await until(async () => (await pf.call('turn.list', { session })).turns.find((t) => t.turn === 2 && t.change?.start_commit), 'turn 2 has its start snapshot');
+  await restartServe();
+  const after = await pf.subscribe();
+  expect((await pf.call('turn.list', { session, since_ms: open.started_at_ms })).turns).toMatchObject([{ turn: 2, ended: null, change: { start_commit: open.change!.start_commit } }]);
   writeFileSync(join(repo, 'after-crash.txt'), 'made by hand while the agent waited\n');
   killIfAlive(pf.hostPid());
-  const interrupted = (await after.next(turnEnded(surface), mark)).turn as TurnRecord;
+  const interrupted = (await after.next(turnEnded(surface))).turn as TurnRecord;
   expect(interrupted).toMatchObject({ turn: 2, ended: 'interrupted', change: { start_commit: open.change!.start_commit, end_commit: null } });
   const diff = await pf.call('turn.diff', { session, turn: 2 });
   expect(diff.against).toBe('worktree');
   expect(diff.diff).toContain('+made by hand while the agent waited');
 }, 90_000);
 
-test('records on disk: a restarted serve lists them as they were, a file of the wrong shape is set aside, and prune removes records and refs', async () => {
+test('records on disk: a restarted serve lists them as they were, every file of the wrong shape is set aside (serve starts all the same), and prune removes records and refs', async () => {
   const repo = userRepo('prune');
   const { events, surface, session } = await agentIn(repo, 'pruner');
   for (const [n, text] of [['1', '@write one.txt 1'], ['2', '@write two.txt 2']]) {
@@ -199,21 +232,53 @@ test('records on disk: a restarted serve lists them as they were, a file of the 
     expect(((await events.next(turnEnded(surface), mark)).turn as TurnRecord).turn).toBe(Number(n));
   }
   const listed = (await pf.call('turn.list', { session })).turns;
-  const dir = join(pf.env.PANEFLOW_HOME!, 'serve/turns', session);
+  const ledger = join(pf.env.PANEFLOW_HOME!, 'serve/turns');
+  const dir = join(ledger, session);
+  // Not a record; not JSON; a directory; records whose ref is the user's branch or another session's (prune would delete it); a file where a session's directory goes; a bad look.
   writeFileSync(join(dir, '9.json'), JSON.stringify({ turn: 9, session }));
+  writeFileSync(join(dir, '8.json'), '{"turn": 8, "sess');
+  mkdirSync(join(dir, '7.json'));
+  writeFileSync(join(dir, '6.json'), JSON.stringify({ ...listed[0], turn: 6, ended: 'finished', change: { ...listed[0].change, ref: 'refs/heads/main' } }));
+  const otherRef = 'refs/paneflow/turns/00000000-0000-4000-8000-000000000001/5';
+  writeFileSync(join(dir, '5.json'), JSON.stringify({ ...listed[0], turn: 5, ended: 'finished', change: { ...listed[0].change, ref: otherRef } }));
+  const stray = '00000000-0000-4000-8000-000000000000';
+  writeFileSync(join(ledger, stray), 'not a directory');
+  writeFileSync(join(ledger, 'looked.json'), 'yesterday');
 
-  killIfAlive(pf.servePid);
-  await waitUntilGone(pf.servePid);
-  const restarted = serveCli(pf.env, 'start');
-  pf.servePid = JSON.parse(restarted.stdout).pid;
+  await restartServe();
   expect((await pf.call('turn.list', { session })).turns).toEqual(listed);
-  expect(readdirSync(dir).some((f) => f.startsWith('9.json.unreadable'))).toBe(true);
-  expect(pf.serveLog()).toMatch(/turn record .*9\.json is not a record of that turn/);
+  for (const name of ['9.json', '8.json', '7.json', '6.json', '5.json']) expect([name, readdirSync(dir).includes(`${name}.unreadable`)]).toEqual([name, true]);
+  expect(readdirSync(ledger).filter((f) => f.endsWith('.unreadable')).sort()).toEqual([`${stray}.unreadable`, 'looked.json.unreadable']);
+  expect(pf.serveLog()).toMatch(/turn ledger: .*9\.json is not what it should be/);
+  expect(pf.serveLog()).toMatch(/6\.json is not what it should be \('change\/ref' must match pattern/);
+  expect(pf.serveLog()).toContain(`5.json is not what it should be (its ref is not its own: ${otherRef})`);
+  expect((await pf.call('fleet.digest', {})).looked_at_ms).toBeNull();
 
   expect(git(repo, 'for-each-ref', '--format=%(refname)', `refs/paneflow/turns/${session}/`).split('\n').filter(Boolean)).toHaveLength(2);
   expect(await pf.call('turn.prune', { session })).toEqual({ records: 2, refs: 2 });
   expect((await pf.call('turn.list', { session })).turns).toEqual([]);
   expect(git(repo, 'for-each-ref', 'refs/paneflow/')).toBe('');
+  expect(git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/main')).not.toBe('');
+}, 60_000);
+
+test('prune while a turn still settles (its end snapshot, its tokens) takes it too, for good; a pane closed mid-turn ends it exited', async () => {
+  const repo = userRepo('settling');
+  const { events, surface, session } = await agentIn(repo, 'settler');
+  await pf.call('surface.send_text', { surface_id: surface, text: '@write s.txt settled', submit: true });
+  // Done is declared; the record's end snapshot and tokens come a second later.
+  await events.next((f) => f.type === 'status_changed' && f.surface_id === surface && f.state === 'finished');
+  expect(await pf.call('turn.prune', { session })).toEqual({ records: 1, refs: 1 });
+  expect((await pf.call('turn.list', { session })).turns).toEqual([]);
+  expect(git(repo, 'for-each-ref', 'refs/paneflow/')).toBe('');
+
+  const mark = events.mark;
+  await pf.call('surface.send_text', { surface_id: surface, text: 'permission to stop', submit: true });
+  await events.next(waitingAt(surface), mark);
+  await pf.call('surface.close', { surface_id: surface });
+  const closed = (await events.next(turnEnded(surface), mark)).turn as TurnRecord;
+  // Numbered on from the pruned one, as its ref was.
+  expect(closed).toMatchObject({ session, turn: 2, ended: 'exited', questions: [{ kind: 'permission', answered_at_ms: expect.any(Number), by: null }] });
+  expect((await pf.call('turn.list', { session })).turns.map((t) => [t.turn, t.ended])).toEqual([[2, 'exited']]);
 }, 60_000);
 
 test('the digest says per agent what its turns did since the person last looked, and what it waits for', async () => {

@@ -15,6 +15,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /**
@@ -52,6 +53,34 @@ export function writeTextAtomic(path: string, text: string, mode = 0o600): void 
 
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
   writeTextAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
+}
+
+/**
+ * `writeTextAtomic` off the event loop (every step on libuv's thread pool), for a writer that
+ * must not make its process wait on the disk. Two writes of one path must not overlap: the caller
+ * orders them.
+ */
+export async function writeTextAtomicAsync(path: string, text: string, mode = 0o600): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const file = await open(temp, 'w', mode);
+  try {
+    await file.chmod(mode);
+    await file.writeFile(text);
+    await file.sync();
+    await file.close();
+    await rename(temp, path);
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw error;
+  }
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
 }
 
 const TEMP_SUFFIX = '.tmp';

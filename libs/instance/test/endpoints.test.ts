@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { processStartTime } from '@paneflow/proc';
-import { checkPrivateDirectory, LockFile, prepareRuntimeDir, readJson, resolveEndpoints, writeJsonAtomic } from '../src';
+import { checkPrivateDirectory, LockFile, prepareRuntimeDir, readJson, resolveEndpoints, writeJsonAtomic, writeTextAtomicAsync } from '../src';
 
 function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'pf-instance-'));
@@ -80,6 +80,18 @@ describe('files', () => {
     expect(readJson(path)).toEqual({ a: 2, b: 'x' });
     expect(readdirSync(dir)).toEqual(['state.json']);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  test('writeTextAtomicAsync replaces the file whole with its mode and leaves no temp file, also when it fails', async () => {
+    const path = join(dir, 'record.json');
+    await writeTextAtomicAsync(path, 'one\n');
+    await writeTextAtomicAsync(path, 'two\n', 0o640);
+    expect(readFileSync(path, 'utf8')).toBe('two\n');
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    // Its target a directory: the rename fails, the old content stays, no temp file is left.
+    mkdirSync(join(dir, 'taken'));
+    await expect(writeTextAtomicAsync(join(dir, 'taken'), 'x')).rejects.toThrow(/EISDIR|EEXIST|ENOTEMPTY/);
+    expect(readdirSync(dir).sort()).toEqual(['record.json', 'taken']);
   });
 
   test('readJson of a missing file is undefined', () => {

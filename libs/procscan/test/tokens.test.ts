@@ -91,6 +91,10 @@ describe("Claude Code's transcript (2.1.332, two turns: claude-opus-5-5, then cl
       '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","message":{"id":"x3","model":"m","usage":null}}',
       '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","message":"text"}',
       '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","mess', // a line cut off as it was written
+      // Counts a record cannot keep: a fraction, a negative, past a safe integer.
+      '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","message":{"id":"x4","model":"m","usage":{"input_tokens":1.5,"output_tokens":1}}}',
+      '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","message":{"id":"x5","model":"m","usage":{"input_tokens":-3,"output_tokens":1}}}',
+      '{"type":"assistant","timestamp":"2026-12-04T13:19:46.000Z","message":{"id":"x6","model":"m","usage":{"input_tokens":1e300,"output_tokens":1}}}',
     ];
     const text = [...lines(claude).slice(0, 25), ...broken, ...lines(claude).slice(25)].join('\n');
     expect(turnTokens('claude_transcript', text, turn1)).toEqual(turnTokens('claude_transcript', claude, turn1));

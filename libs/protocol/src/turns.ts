@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { TURN_FILES_KEPT, TURN_MESSAGES_KEPT, TURN_QUESTIONS_KEPT } from './limits';
 import { BlockedKind, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
@@ -71,12 +72,19 @@ export type FileChange = Static<typeof FileChange>;
  * (tracked files and untracked files that are not ignored) at its start and end, each a commit
  * under the private ref, and git's summary of the difference. The diff itself is read when asked.
  */
+/** An object id as git writes it (SHA-1 or SHA-256): what reaches git from a record must be one. */
+const ObjectId = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$' });
+
 export const TurnChange = Type.Object({
   /** The work tree's top directory. */
-  repo: Type.String(),
-  ref: Type.String(),
-  start_commit: nullable(Type.String()),
-  end_commit: nullable(Type.String()),
+  repo: Type.String({ pattern: '^/' }),
+  /** `refs/paneflow/turns/<session>/<turn>`: the store checks it is this record's own. */
+  ref: Type.String({ pattern: '^refs/paneflow/turns/[0-9a-f-]{36}/[1-9][0-9]*$' }),
+  start_commit: nullable(ObjectId),
+  end_commit: nullable(ObjectId),
+  /** When git began to read the working tree for each snapshot: a start taken late (a slow repository, a serve restarted) shows here. */
+  start_at_ms: nullable(TimeMs),
+  end_at_ms: nullable(TimeMs),
   files_changed: Type.Integer({ minimum: 0 }),
   added: Type.Integer({ minimum: 0 }),
   removed: Type.Integer({ minimum: 0 }),
@@ -84,9 +92,12 @@ export const TurnChange = Type.Object({
   deletions: Type.Integer({ minimum: 0 }),
   binary: Type.Integer({ minimum: 0 }),
   /** The first TURN_FILES_KEPT files; `files_changed` counts them all. */
-  files: Type.Array(FileChange),
-  /** Untracked files left out of a snapshot for their size (over TURN_SNAPSHOT_FILE_BYTES). */
-  skipped: Type.Array(Type.Object({ path: Type.String(), bytes: Type.Integer({ minimum: 0 }) })),
+  files: Type.Array(FileChange, { maxItems: TURN_FILES_KEPT }),
+  /**
+   * Untracked files left out of a snapshot (the first TURN_FILES_KEPT): over
+   * TURN_SNAPSHOT_FILE_BYTES each, or past a snapshot's bound of untracked files in all.
+   */
+  skipped: Type.Array(Type.Object({ path: Type.String(), bytes: Type.Integer({ minimum: 0 }) }), { maxItems: TURN_FILES_KEPT }),
   /** Why a snapshot could not be taken (git failed), or null. */
   error: nullable(Type.String()),
 });
@@ -127,8 +138,8 @@ export const TurnRecord = Type.Object({
   working_ms: TimeMs,
   waiting_ms: TimeMs,
   prompt: nullable(Type.Object({ text: Type.String(), source: PromptSource })),
-  questions: Type.Array(TurnQuestion),
-  messages: Type.Array(TurnMessage),
+  questions: Type.Array(TurnQuestion, { maxItems: TURN_QUESTIONS_KEPT }),
+  messages: Type.Array(TurnMessage, { maxItems: TURN_MESSAGES_KEPT }),
   /** null outside a git work tree. */
   change: nullable(TurnChange),
   tokens: nullable(TurnTokens),

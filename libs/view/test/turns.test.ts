@@ -23,6 +23,8 @@ const record = (over: Partial<TurnRecord> = {}): TurnRecord => ({
     ref: 'refs/paneflow/turns/x/3',
     start_commit: 'a',
     end_commit: 'b',
+    start_at_ms: 1_000_050,
+    end_at_ms: 1_125_010,
     files_changed: 3,
     added: 1,
     removed: 0,

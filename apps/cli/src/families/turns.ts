@@ -77,8 +77,9 @@ export const run: Record<string, Run> = {
       return 0;
     }
     if (result.against === 'worktree') process.stderr.write(`paneflow: turn ${result.turn.turn} has no end snapshot (${endingText(result.turn)}): its start against the working tree now\n`);
-    // A pipe gets git's bytes as they are (for `git apply`); what a file holds never reaches a
-    // person's terminal as a control: on a terminal (or in colour) each line is cleaned, then coloured.
+    // A pipe gets git's text as serve sent it (for `git apply`; serve sends UTF-8, so a byte that is
+    // not comes as U+FFFD); what a file holds never reaches a person's terminal as a control: on a
+    // terminal (or in colour) each line is cleaned, then coloured.
     if (!colorOn() && process.stdout.isTTY !== true) process.stdout.write(result.diff);
     else for (const line of diffLines(result.diff)) process.stdout.write(paint(DIFF_COLOR[line.kind], fileLineText(line.text)) + '\n');
     if (result.truncated) process.stderr.write('paneflow: the diff is cut short; `git diff` of the turn ref shows it whole\n');

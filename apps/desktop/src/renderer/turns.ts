@@ -18,6 +18,8 @@ interface TurnDiff {
   against: 'end' | 'worktree';
 }
 
+/** A start snapshot taken later than this into its turn is said to be late. */
+const LATE_START_MS = 1000;
 const STATUS_LETTER = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', type_changed: 'T' } as const;
 const clock = (ms: number) => new Date(ms).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 /** One clean line of an agent's or a file's text. */
@@ -133,6 +135,9 @@ function summary(turn: TurnRecord): HTMLElement[] {
   const ending = endingText(turn);
   facts.append(el('span', `ending ${ending}`, ending), el('span', undefined, ` · began ${clock(turn.started_at_ms)} · working ${durationText(turn.working_ms)} · waiting for you ${durationText(turn.waiting_ms)}`));
   parts.push(facts);
+  // A start snapshot taken late (a slow repository, a serve restarted mid-turn) misses what came before it.
+  const late = turn.change?.start_at_ms == null ? 0 : turn.change.start_at_ms - turn.started_at_ms;
+  if (late > LATE_START_MS) parts.push(el('p', 'turns-note', `Its start snapshot was taken ${durationText(late)} into the turn: what changed before then is not in its diff.`));
   if (turn.prompt) parts.push(el('h3', undefined, `Prompt (${turn.prompt.source})`), lines('pre', 'turn-prompt', turn.prompt.text));
   if (turn.questions.length) {
     const list = el('ul', 'turn-questions');

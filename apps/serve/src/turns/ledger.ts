@@ -9,12 +9,13 @@ import {
 } from '@paneflow/protocol';
 import { isSameProcess } from '@paneflow/proc';
 import { advanceTurn, clipText, endTurn, interruptTurn, startTurn, turnEnding, type Agent, type Answer, type OpenTurn, type TurnStep } from '@paneflow/reducer';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServeContext } from '../context';
 import { notFound, refusedByState } from '../errors';
 import type { PaneRecord } from '../model';
 import { providerSessionId, type View } from '../views';
-import { Snapshots } from './snapshots';
+import { Snapshots, type Tree } from './snapshots';
 import { TurnStore } from './store';
 import { TranscriptMark, turnTokensOf } from './tokens';
 
@@ -36,7 +37,10 @@ interface Running {
   /** The agent the turn belongs to: when its process goes, the turn has exited. */
   agent: Agent | null;
   change: TurnChange | null;
-  transcript: TranscriptMark | null;
+  /** Where its transcript stood when it began (read at its end: only what follows is its). */
+  mark: Promise<TranscriptMark | null>;
+  /** The transcript its hooks or session files name, as last seen. */
+  transcript: string | null;
   /** The snapshots and reads of this turn, in order. */
   work: Promise<void>;
   saveTimer: NodeJS.Timeout | null;
@@ -64,7 +68,10 @@ export class TurnLedger {
 
   constructor(private readonly ctx: ServeContext) {
     const dir = join(ctx.endpoints.home, 'serve', 'turns');
-    this.snapshots = new Snapshots({ tempDir: join(dir, 'tmp'), log: ctx.log });
+    const tempDir = join(dir, 'tmp');
+    // The temporary indexes a killed serve left behind.
+    rmSync(tempDir, { recursive: true, force: true });
+    this.snapshots = new Snapshots({ tempDir, log: ctx.log });
     this.store = new TurnStore(dir, ctx.log, (records) => void this.deleteRefs(records));
     this.store.load();
   }
@@ -78,12 +85,14 @@ export class TurnLedger {
     const step: TurnStep = { status: view.entry.status, record: view.declared, nowMs };
     const running = this.running.get(view.session);
     if (running) {
-      const otherAgent = running.agent !== null && (view.agent?.pid !== running.agent.pid || view.agent.startedAt !== running.agent.startedAt);
+      running.transcript = transcriptOf(view) ?? running.transcript;
+      // Another process in front is another agent; none seen for a moment is not.
+      const otherAgent = running.agent !== null && view.agent !== null && (view.agent.pid !== running.agent.pid || view.agent.startedAt !== running.agent.startedAt);
       if (!statusInTurn(step.status) || running.open.record.generation !== view.generation || otherAgent) {
         // An agent that died mid-turn has its records cleared (OSC7501.md §10) before its exit is reported.
         const died = running.agent !== null && !isSameProcess(running.agent.pid, running.agent.startedAt);
         const ending = view.lifecycle !== 'lost' && (otherAgent || died) ? 'exited' : turnEnding(step, view.lifecycle);
-        this.end(view, running, step, ending);
+        this.end(running, step, ending, running.open.phase === 'waiting' ? this.answerOf(view, running) : null);
       } else {
         const waitEnds = running.open.phase === 'waiting' && step.status !== 'attention';
         const previous = running.open.record;
@@ -116,18 +125,25 @@ export class TurnLedger {
     this.actions.set(session, { by, text, atMs: Date.now() });
   }
 
-  /** After every (re)connection to the host: open records of sessions the host no longer has were interrupted. */
+  /**
+   * After every (re)connection to the host: a turn of a session the host no longer has ended with
+   * it (`exited`), and an open record this serve never ran was `interrupted`.
+   */
   rebuilt(present: Set<string>): void {
     for (const session of this.store.sessions()) {
-      if (present.has(session) || this.running.has(session)) continue;
+      if (present.has(session)) continue;
+      if (this.running.has(session)) this.forget(session);
       const last = this.store.of(session).at(-1);
-      if (last && last.ended === null) this.finish(interruptTurn(last));
+      if (last && last.ended === null && !this.settling.has(`${session}:${last.turn}`)) this.finish(interruptTurn(last));
     }
   }
 
+  /** A session gone (its pane closed, its session removed): a turn it was in ended with it. */
   forget(session: string): void {
     this.prompts.delete(session);
     this.actions.delete(session);
+    const running = this.running.get(session);
+    if (running) this.end(running, { status: 'idle', record: null, nowMs: Date.now() }, 'exited', null);
   }
 
   /** Turns of a pane or a session (else all), oldest first. */
@@ -162,15 +178,19 @@ export class TurnLedger {
 
   /** Removes ended turns' records and every ref of theirs (of a pane, a session, or all). */
   async prune(filter: { surface_id?: number; session?: string }): Promise<{ records: number; refs: number }> {
+    // An ended turn still taking its end snapshot or tokens would come back, and its ref with it.
+    await Promise.all(this.settling.values());
     const picks = (r: TurnRecord) => (filter.session === undefined || r.session === filter.session) && (filter.surface_id === undefined || r.surface_id === filter.surface_id);
     const repos = new Set(this.list(filter).flatMap((r) => (r.change ? [r.change.repo] : [])));
+    // This home's sessions: the refs of another Paneflow home in the same repository are its own.
+    const ours = new Set(this.store.sessions());
     const removed = this.store.remove(picks);
     const keep = new Set([...this.running.values()].flatMap((r) => (r.change ? [r.change.ref] : [])));
     let refs = 0;
     for (const repo of repos) {
       const prefix = filter.session ? `${TURN_REFS}${filter.session}/` : TURN_REFS;
       // Refs no record names any more (a record set aside, a serve killed mid-write) go too.
-      let under = (await this.snapshots.refsUnder(repo, prefix)).filter((ref) => !keep.has(ref));
+      let under = (await this.snapshots.refsUnder(repo, prefix)).filter((ref) => !keep.has(ref) && ours.has(ref.slice(TURN_REFS.length).split('/')[0]));
       if (filter.surface_id !== undefined) under = under.filter((ref) => removed.some((r) => r.change?.ref === ref));
       await this.snapshots.deleteRefs(repo, under);
       refs += under.length;
@@ -244,14 +264,12 @@ export class TurnLedger {
       step,
       prompt,
     );
-    const running: Running = { open, agent: view.agent, change: null, transcript: null, work: Promise.resolve(), saveTimer: null };
+    const transcript = transcriptOf(view);
+    const running: Running = { open, agent: view.agent, change: null, mark: TranscriptMark.at(transcript), transcript, work: Promise.resolve(), saveTimer: null };
     this.running.set(view.session, running);
     this.save(running);
     this.publish('turn_started', this.recordOf(running));
-    const cwd = view.foregroundCwd ?? view.cwd;
-    running.work = this.startSnapshot(running, cwd).then(async () => {
-      running.transcript = await TranscriptMark.at(transcriptOf(view));
-    });
+    running.work = this.startSnapshot(running, view.foregroundCwd ?? view.cwd);
   }
 
   private async startSnapshot(running: Running, cwd: string) {
@@ -262,7 +280,7 @@ export class TurnLedger {
       const ref = `${TURN_REFS}${record.session}/${record.turn}`;
       running.change = emptyChange(repo, ref);
       const snapshot = await this.snapshots.take(repo, ref, `paneflow: turn ${record.turn} of ${label(record)}, at its start`, null);
-      running.change = { ...running.change, start_commit: snapshot.commit, skipped: snapshot.skipped };
+      running.change = { ...running.change, start_commit: snapshot.commit, start_at_ms: snapshot.at_ms, skipped: snapshot.skipped };
     } catch (error) {
       running.change = running.change ? { ...running.change, error: (error as Error).message } : null;
       this.ctx.log(`turn ${record.session}/${record.turn}: the start snapshot failed: ${(error as Error).message}`);
@@ -270,19 +288,21 @@ export class TurnLedger {
     if (this.running.get(record.session) === running) this.save(running);
   }
 
-  private end(view: View, running: Running, step: TurnStep, ending: TurnRecord['ended'] & string) {
-    const answer = running.open.phase === 'waiting' ? this.answerOf(view, running) : null;
-    this.running.delete(view.session);
+  private end(running: Running, step: TurnStep, ending: TurnRecord['ended'] & string, answer: Answer) {
+    this.running.delete(running.open.record.session);
     if (running.saveTimer) clearTimeout(running.saveTimer);
     let record = endTurn(running.open, step, ending, answer);
-    this.store.save({ ...record, change: running.change });
+    void this.store.save({ ...record, change: running.change });
     const key = `${record.session}:${record.turn}`;
-    const transcript = transcriptOf(view);
     const runtime = record.runtime_id ? this.ctx.catalog.bySlug.get(record.runtime_id) : undefined;
+    // The end's tree is asked for now, so it is taken before any tree a later turn asks for.
+    const repo = running.change?.repo;
+    const endTree = repo && ending !== 'interrupted' ? this.snapshots.treeNow(repo) : null;
+    endTree?.catch(() => undefined);
     const settle = running.work
-      .then(() => this.endSnapshot(running, record))
+      .then(() => this.endSnapshot(running, record, endTree))
       .then(async () => {
-        record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, transcript, running.transcript, record, this.ctx.log) };
+        record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, running.transcript, await running.mark, record, this.ctx.log) };
       })
       .catch((error: Error) => this.ctx.log(`turn ${key}: ${error.message}`))
       .finally(() => {
@@ -292,23 +312,24 @@ export class TurnLedger {
     this.settling.set(key, settle);
   }
 
-  private async endSnapshot(running: Running, record: TurnRecord) {
+  /** The end snapshot, from the tree asked for when the turn ended (or now, if its repository was not known yet). */
+  private async endSnapshot(running: Running, record: TurnRecord, endTree: Promise<Tree> | null) {
     const change = running.change;
     if (!change?.start_commit || record.ended === 'interrupted') return;
     try {
-      const snapshot = await this.snapshots.take(change.repo, change.ref, `paneflow: turn ${record.turn} of ${label(record)}, at its end`, change.start_commit);
+      const tree = await (endTree ?? this.snapshots.treeNow(change.repo));
+      const snapshot = await this.snapshots.commit(change.repo, change.ref, `paneflow: turn ${record.turn} of ${label(record)}, at its end`, change.start_commit, tree);
       const summary = await this.snapshots.summary(change.repo, change.start_commit, snapshot.commit);
-      running.change = { ...change, ...summary, end_commit: snapshot.commit, skipped: mergeSkipped(change.skipped, snapshot.skipped) };
+      running.change = { ...change, ...summary, end_commit: snapshot.commit, end_at_ms: snapshot.at_ms, skipped: mergeSkipped(change.skipped, snapshot.skipped) };
     } catch (error) {
       running.change = { ...change, error: (error as Error).message };
       this.ctx.log(`turn ${record.session}/${record.turn}: the end snapshot failed: ${(error as Error).message}`);
     }
   }
 
-  /** An ended record, whole: saved, and told. */
+  /** An ended record, whole: saved, and told once it is on disk. */
   private finish(record: TurnRecord) {
-    this.store.save(record);
-    this.publish('turn_ended', record);
+    void this.store.save(record).then(() => this.publish('turn_ended', record));
   }
 
   /**
@@ -319,9 +340,13 @@ export class TurnLedger {
     const last = this.store.of(view.session).at(-1);
     if (!last || last.ended !== null) return;
     if (statusInTurn(view.entry.status) && view.lifecycle === 'live' && view.generation === last.generation) {
-      const phase = view.entry.status === 'attention' ? 'waiting' : 'working';
-      const running: Running = { open: { record: last, phase, phaseSinceMs: nowMs }, agent: view.agent, change: last.change, transcript: null, work: Promise.resolve(), saveTimer: null };
+      // The phase the record was last saved in: this reduction then opens a question it never
+      // saved, or closes one that was answered while serve was away, as any step does.
+      const phase = last.questions.at(-1)?.answered_at_ms === null ? 'waiting' : 'working';
+      const running: Running = { open: { record: last, phase, phaseSinceMs: nowMs }, agent: view.agent, change: last.change, mark: Promise.resolve(null), transcript: transcriptOf(view), work: Promise.resolve(), saveTimer: null };
       this.running.set(view.session, running);
+      // Serve was killed before its start snapshot was taken: the turn's start is the earliest one left.
+      if (!last.change?.start_commit && !last.change?.error) running.work = this.startSnapshot(running, view.foregroundCwd ?? view.cwd);
       return;
     }
     this.finish(interruptTurn(last));
@@ -343,11 +368,7 @@ export class TurnLedger {
   private save(running: Running) {
     if (running.saveTimer) clearTimeout(running.saveTimer);
     running.saveTimer = null;
-    try {
-      this.store.save(this.recordOf(running));
-    } catch (error) {
-      this.ctx.log(`turn ${running.open.record.session}/${running.open.record.turn} not saved: ${(error as Error).message}`);
-    }
+    void this.store.save(this.recordOf(running));
   }
 
   private saveSoon(running: Running) {
@@ -374,7 +395,7 @@ const label = (record: TurnRecord) => record.pane_name ?? `session ${record.sess
 const transcriptOf = (view: View) => view.resume?.transcript_path ?? view.hook.transcript_path;
 
 function emptyChange(repo: string, ref: string): TurnChange {
-  return { repo, ref, start_commit: null, end_commit: null, files_changed: 0, added: 0, removed: 0, insertions: 0, deletions: 0, binary: 0, files: [], skipped: [], error: null };
+  return { repo, ref, start_commit: null, end_commit: null, start_at_ms: null, end_at_ms: null, files_changed: 0, added: 0, removed: 0, insertions: 0, deletions: 0, binary: 0, files: [], skipped: [], error: null };
 }
 
 function mergeSkipped(a: TurnChange['skipped'], b: TurnChange['skipped']) {

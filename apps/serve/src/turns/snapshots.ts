@@ -4,13 +4,22 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, lstat, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
+/** A working tree as a tree object, with the untracked files left out of it. */
+export interface Tree {
+  tree: string;
+  /** When git began to read the working tree for it. */
+  at_ms: number;
+  /**
+   * Untracked files left out (the first TURN_FILES_KEPT of them), as git names them: over
+   * TURN_SNAPSHOT_FILE_BYTES each, or past the snapshot's bound of untracked files in all.
+   */
+  skipped: { path: string; bytes: number }[];
+}
+
 /** A snapshot of a working tree: a commit (and its tree) under a private ref. */
-export interface Snapshot {
+export interface Snapshot extends Tree {
   repo: string;
   commit: string;
-  tree: string;
-  /** Untracked files left out for their size (over TURN_SNAPSHOT_FILE_BYTES), as git names them. */
-  skipped: { path: string; bytes: number }[];
 }
 
 export type ChangeSummary = Pick<TurnChange, 'files_changed' | 'added' | 'removed' | 'insertions' | 'deletions' | 'binary' | 'files'>;
@@ -21,6 +30,7 @@ export interface SnapshotsOptions {
   log: (message: string) => void;
   /** The git program; 'git' on PATH by default. */
   git?: string;
+  bounds?: Partial<SnapshotBounds>;
 }
 
 /**
@@ -36,6 +46,8 @@ const CONFIG = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['core.quotePath', 'false'],
+  // A file with mixed line endings must not fail the snapshot (`add` refuses it under `true`).
+  ['core.safecrlf', 'false'],
 ].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
 
 /** Variables that would point git at another repository, index or ref namespace than `repo`'s. */
@@ -45,6 +57,19 @@ const IDENTITY = { NAME: 'Paneflow', EMAIL: 'paneflow@localhost' };
 
 /** Output a command that is not cut may give before it is taken for a failure. */
 const OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
+/** The bounds of one snapshot (tests set smaller ones). */
+export interface SnapshotBounds {
+  /**
+   * How long one git command may run: a clean filter that hangs (LFS, a crypt filter, a stalled
+   * network file system) fails its snapshot instead of stopping its repository's queue for good.
+   */
+  commandTimeoutMs: number;
+  /** Untracked files one snapshot takes at most, in git's order: an unignored dependency folder must not fill `.git`. */
+  untrackedMaxFiles: number;
+  untrackedMaxBytes: number;
+}
+
+const BOUNDS: SnapshotBounds = { commandTimeoutMs: 120_000, untrackedMaxFiles: 20_000, untrackedMaxBytes: 256 * 1024 * 1024 };
 /** Of stderr only the start is kept: its first line goes into the error. */
 const STDERR_KEPT_BYTES = 64 * 1024;
 
@@ -68,14 +93,18 @@ export class Snapshots {
   private readonly tempDir: string;
   private readonly log: (message: string) => void;
   private readonly git: string;
+  private readonly bounds: SnapshotBounds;
   private readonly env: NodeJS.ProcessEnv;
-  /** Per repository, the end of its queue of snapshots. */
+  /** Per repository, the end of its queue of trees. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Per repository, a tree asked for that has not begun: whoever asks meanwhile shares it. */
+  private readonly waitingTrees = new Map<string, Promise<Tree>>();
 
   constructor(options: SnapshotsOptions) {
     this.tempDir = options.tempDir;
     this.log = options.log;
     this.git = options.git ?? 'git';
+    this.bounds = { ...BOUNDS, ...options.bounds };
     const inherited = { ...process.env };
     for (const name of REPOSITORY_VARIABLES) delete inherited[name];
     this.env = {
@@ -95,8 +124,10 @@ export class Snapshots {
   /** The top directory of the git work tree `cwd` is inside, or null (not in a work tree, a bare repo, inside .git, git missing, cwd missing). */
   async workTree(cwd: string): Promise<string | null> {
     try {
-      const [inside, top] = text(await this.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd })).split('\n');
-      return inside === 'true' && top ? top : null;
+      const out = text(await this.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd }));
+      // The top directory is all the rest, whatever it holds (a newline too).
+      const newline = out.indexOf('\n');
+      return out.slice(0, newline) === 'true' && newline + 1 < out.length ? out.slice(newline + 1) : null;
     } catch {
       return null;
     }
@@ -107,26 +138,50 @@ export class Snapshots {
    * ignored) as a commit — parent `parent`, else HEAD where HEAD exists, else none — and `ref`
    * pointed at it.
    */
-  take(repo: string, ref: string, message: string, parent: string | null): Promise<Snapshot> {
-    return this.queued(repo, async () => {
-      const { tree, skipped } = await this.writeTree(repo);
-      const base = parent ?? (await this.head(repo));
-      const parentArgs = base === null ? [] : ['-p', base];
-      // The message goes in on stdin: no size limit of argv, and commit-tree runs no hooks.
-      const commit = text(await this.run(['commit-tree', '--no-gpg-sign', ...parentArgs, tree], { cwd: repo, input: message }));
-      await this.run(['update-ref', '--no-deref', ref, commit], { cwd: repo });
-      return { repo, commit, tree, skipped };
-    });
+  async take(repo: string, ref: string, message: string, parent: string | null): Promise<Snapshot> {
+    return this.commit(repo, ref, message, parent, await this.treeNow(repo));
+  }
+
+  /**
+   * A tree (`treeNow`'s, asked for at the moment it stands for) as a commit — parent `parent`, else
+   * HEAD where HEAD exists, else none — and `ref` pointed at it.
+   */
+  async commit(repo: string, ref: string, message: string, parent: string | null, { tree, at_ms, skipped }: Tree): Promise<Snapshot> {
+    const base = parent ?? (await this.head(repo));
+    const parentArgs = base === null ? [] : ['-p', base];
+    // The message goes in on stdin: no size limit of argv, and commit-tree runs no hooks.
+    const commit = text(await this.run(['commit-tree', '--no-gpg-sign', ...parentArgs, '--end-of-options', tree], { cwd: repo, input: message }));
+    await this.run(['update-ref', '--no-deref', ref, commit], { cwd: repo });
+    return { repo, commit, tree, at_ms, skipped };
   }
 
   /** The same snapshot as a tree only: no commit, no ref (for a diff against the working tree now). */
-  tree(repo: string): Promise<string> {
-    return this.queued(repo, async () => (await this.writeTree(repo)).tree);
+  async tree(repo: string): Promise<string> {
+    return (await this.treeNow(repo)).tree;
+  }
+
+  /**
+   * The working tree as a tree, taken after every tree asked for before it (one at a time per
+   * repository). Asks that come while one waits its turn share it: both want the tree as it is
+   * after everything before them, so turns that come faster than git can snapshot cost one tree
+   * each wait, not one each.
+   */
+  treeNow(repo: string): Promise<Tree> {
+    const waiting = this.waitingTrees.get(repo);
+    if (waiting) return waiting;
+    const tree = this.queued(repo, () => {
+      if (this.waitingTrees.get(repo) === tree) this.waitingTrees.delete(repo);
+      return this.writeTree(repo);
+    });
+    this.waitingTrees.set(repo, tree);
+    // A failed tree stops being shared with its failure as soon as it settles.
+    void tree.catch(() => undefined).finally(() => this.waitingTrees.get(repo) === tree && this.waitingTrees.delete(repo));
+    return tree;
   }
 
   /** git's summary of the difference between two commits or trees (renames detected), `files` cut to TURN_FILES_KEPT. */
   async summary(repo: string, from: string, to: string): Promise<ChangeSummary> {
-    return parseSummary(await this.run(['diff-tree', '-r', '-z', '-M', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', from, to], { cwd: repo }));
+    return parseSummary(await this.run(['diff-tree', '-r', '-z', '-M', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo }));
   }
 
   /**
@@ -136,7 +191,7 @@ export class Snapshots {
    */
   async diff(repo: string, from: string, to: string, options: { stat: boolean; maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
     const format = options.stat ? '--stat' : '--patch';
-    const { stdout, cut } = await this.read(['diff-tree', '-r', '-M', format, '--no-color', '--no-ext-diff', '--no-textconv', from, to], { cwd: repo, limit: options.maxBytes });
+    const { stdout, cut } = await this.read(['diff-tree', '-r', '-M', format, '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo, limit: options.maxBytes });
     if (!cut) return { text: stdout.toString('utf8'), truncated: false };
     // A cut at a newline never splits a UTF-8 sequence.
     const kept = stdout.subarray(0, options.maxBytes);
@@ -155,7 +210,7 @@ export class Snapshots {
     return out === '' ? [] : out.split('\n');
   }
 
-  /** Runs `work` once every earlier snapshot of `repo` has settled. */
+  /** Runs `work` once every earlier tree of `repo` has settled. */
   private queued<T>(repo: string, work: () => Promise<T>): Promise<T> {
     const result = (this.queues.get(repo) ?? Promise.resolve()).then(work);
     const settled = result.catch(() => undefined);
@@ -167,7 +222,8 @@ export class Snapshots {
   }
 
   /** The working tree as a tree object, built in a temporary index that is removed afterwards. */
-  private async writeTree(repo: string): Promise<{ tree: string; skipped: Snapshot['skipped'] }> {
+  private async writeTree(repo: string): Promise<Tree> {
+    const at_ms = Date.now();
     await mkdir(this.tempDir, { recursive: true });
     const index = join(this.tempDir, `index-${randomUUID()}`);
     try {
@@ -179,8 +235,11 @@ export class Snapshots {
       });
       await this.run(['add', '--update'], { cwd: repo, index });
       const untracked = splitNul(await this.run(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo, index }));
-      const { kept, skipped } = await bySize(repo, untracked);
-      if (skipped.length > 0) this.log(`snapshot of ${repo}: untracked files over ${TURN_SNAPSHOT_FILE_BYTES} bytes left out: ${names(skipped.map((s) => s.path))}`);
+      const { kept, skipped } = await bySize(repo, untracked, this.bounds);
+      if (skipped.length > 0) {
+        const bounds = `over ${TURN_SNAPSHOT_FILE_BYTES} bytes each, or past ${this.bounds.untrackedMaxFiles} files or ${this.bounds.untrackedMaxBytes} bytes in all`;
+        this.log(`snapshot of ${repo}: ${skipped.length} untracked file(s) left out (${bounds}): ${names(skipped.map((s) => s.path))}`);
+      }
       const added = await this.withoutEmptyRepositories(repo, kept);
       if (added.length > 0) {
         // update-index takes each path literally (no pathspec magic); with --remove a file deleted
@@ -188,7 +247,7 @@ export class Snapshots {
         const input = Buffer.concat(added.flatMap((path) => [path.at(-1) === SLASH ? path.subarray(0, -1) : path, NUL]));
         await this.run(['update-index', '--add', '--remove', '-z', '--stdin'], { cwd: repo, index, input });
       }
-      return { tree: text(await this.run(['write-tree'], { cwd: repo, index })), skipped };
+      return { tree: text(await this.run(['write-tree'], { cwd: repo, index })), at_ms, skipped: skipped.slice(0, TURN_FILES_KEPT) };
     } finally {
       // A git killed mid-write leaves its lock file beside the index.
       await Promise.all([rm(index, { force: true }), rm(`${index}.lock`, { force: true })]);
@@ -231,7 +290,14 @@ export class Snapshots {
         cwd: options.cwd,
         env: options.index ? { ...this.env, GIT_INDEX_FILE: options.index } : this.env,
         stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        // A group of its own: a timeout ends git and the filters it started.
+        detached: true,
       });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killGroup(child.pid);
+      }, this.bounds.commandTimeoutMs);
       const limit = options.limit ?? OUTPUT_MAX_BYTES;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -244,16 +310,21 @@ export class Snapshots {
         size += chunk.length;
         if (size > limit) {
           cut = true;
-          child.kill();
+          killGroup(child.pid);
         }
       });
       child.stderr!.on('data', (chunk: Buffer) => {
         if (stderrSize < STDERR_KEPT_BYTES) stderr.push(chunk);
         stderrSize += chunk.length;
       });
-      child.once('error', (error) => reject(new GitError(`${command}: ${error.message}`, null)));
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new GitError(`${command}: ${error.message}`, null));
+      });
       child.once('close', (code, signal) => {
-        if (cut && options.limit !== undefined) resolvePromise({ stdout: Buffer.concat(chunks), cut: true });
+        clearTimeout(timer);
+        if (timedOut) reject(new GitError(`${command}: no answer within ${this.bounds.commandTimeoutMs} ms`, null));
+        else if (cut && options.limit !== undefined) resolvePromise({ stdout: Buffer.concat(chunks), cut: true });
         else if (cut) reject(new GitError(`${command}: more than ${OUTPUT_MAX_BYTES} bytes of output`, null));
         else if (code === 0) resolvePromise({ stdout: Buffer.concat(chunks), cut: false });
         else reject(new GitError(`${command}: ${firstLine(Buffer.concat(stderr)) ?? `exit ${code ?? signal}`}`, code));
@@ -264,6 +335,15 @@ export class Snapshots {
         child.stdin!.end(options.input);
       }
     });
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 
@@ -282,18 +362,26 @@ const SLASH = 0x2f;
 /** A few names for a log line. */
 const names = (paths: string[]) => (paths.length > 5 ? `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more` : paths.join(', '));
 
-/** Untracked files split into those to snapshot and those too big; a file gone meanwhile is in neither. */
-async function bySize(repo: string, paths: Buffer[]): Promise<{ kept: Buffer[]; skipped: Snapshot['skipped'] }> {
+/**
+ * Untracked files split into those to snapshot and those left out: too big, or past the bounds of
+ * one snapshot in all; a file gone meanwhile is in neither.
+ */
+async function bySize(repo: string, paths: Buffer[], bounds: SnapshotBounds): Promise<{ kept: Buffer[]; skipped: Tree['skipped'] }> {
   const top = Buffer.from(`${repo}/`);
   // Paths stay bytes: a name that is not UTF-8 still reaches lstat and git unchanged.
-  const stats = await Promise.all(paths.map((path) => lstat(Buffer.concat([top, path])).catch(() => null)));
+  const stats = await Promise.all(paths.slice(0, bounds.untrackedMaxFiles).map((path) => lstat(Buffer.concat([top, path])).catch(() => null)));
   const kept: Buffer[] = [];
-  const skipped: Snapshot['skipped'] = [];
+  const skipped: Tree['skipped'] = [];
+  let total = 0;
   paths.forEach((path, i) => {
-    const stat = stats[i];
-    if (!stat) return;
-    if (stat.isFile() && stat.size > TURN_SNAPSHOT_FILE_BYTES) skipped.push({ path: path.toString('utf8'), bytes: stat.size });
-    else kept.push(path);
+    const stat = i < stats.length ? stats[i] : undefined;
+    if (stat === null) return;
+    const bytes = stat?.isFile() ? stat.size : 0;
+    if (stat === undefined || bytes > TURN_SNAPSHOT_FILE_BYTES || total + bytes > bounds.untrackedMaxBytes) skipped.push({ path: path.toString('utf8'), bytes });
+    else {
+      total += bytes;
+      kept.push(path);
+    }
   });
   return { kept, skipped };
 }
@@ -320,8 +408,10 @@ function parseSummary(out: Buffer): ChangeSummary {
   }
   const summary: ChangeSummary = { files_changed: entries.length, added: 0, removed: 0, insertions: 0, deletions: 0, binary: 0, files: [] };
   for (const entry of entries) {
-    const [insertions, deletions, path] = fields[i].split('\t', 3);
-    i += path === '' ? 3 : 1;
+    // `<ins>\t<del>\t<path>`, or for a rename `<ins>\t<del>\t` and both paths as fields of their own;
+    // told apart by the raw entry, since a path may itself begin with a tab.
+    const [insertions, deletions] = fields[i].split('\t', 2);
+    i += entry.status === 'renamed' ? 3 : 1;
     const binary = insertions === '-';
     const change: FileChange = { ...entry, insertions: binary ? null : Number(insertions), deletions: binary ? null : Number(deletions), binary };
     if (entry.status === 'added') summary.added++;

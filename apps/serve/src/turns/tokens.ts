@@ -1,5 +1,6 @@
 import { costOf, priceTable, turnTokens, type Runtime } from '@paneflow/procscan';
 import type { TurnRecord, TurnTokens } from '@paneflow/protocol';
+import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 
 /** The agent writes its transcript's last lines about when it declares the end: they are read this long after. */
@@ -64,9 +65,13 @@ export async function turnTokensOf(
   };
 }
 
-/** The transcript from `offset` (else its last TRANSCRIPT_READ_BYTES), from its first whole line. */
+/**
+ * The transcript from `offset` (else its last TRANSCRIPT_READ_BYTES), from its first whole line.
+ * Opened without blocking (a FIFO put in its place would hold a thread of the pool until a writer
+ * came), then refused unless it is a regular file.
+ */
 async function readFrom(path: string, offset: number | null): Promise<string> {
-  const file = await open(path, 'r');
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const info = await file.stat();
     if (!info.isFile()) throw new Error(`${path} is not a regular file`);

@@ -30,8 +30,11 @@ interface Usage extends TokenCounts {
 type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json | null => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null);
 /** A token count: absent is 0, anything but a non-negative number makes the line malformed (null). */
-const countOf = (value: unknown): number | null => (value === undefined || value === null ? 0 : typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
-const stringOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+/** A count as the record keeps it: a whole number from 0 (a line with any other is skipped, never half-read). */
+const countOf = (value: unknown): number | null => (value === undefined || value === null ? 0 : typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null);
+/** Model ids are short; a longer string is not one. */
+const MODEL_MAX_CHARS = 200;
+const stringOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' && value.length <= MODEL_MAX_CHARS ? value : null);
 
 /** The JSON objects of a JSONL text with their `timestamp` (ms, null when it has none); other lines are skipped. */
 function linesOf(text: string): Array<{ line: Json; at: number | null }> {
