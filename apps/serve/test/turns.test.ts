@@ -268,6 +268,8 @@ test('prune while a turn still settles (its end snapshot, its tokens) takes it t
   // Done is declared; the record's end snapshot and tokens come a second later.
   await events.next((f) => f.type === 'status_changed' && f.surface_id === surface && f.state === 'finished');
   expect(await pf.call('turn.prune', { session })).toEqual({ records: 1, refs: 1 });
+  // Its end was told (serve sends it before prune answers), and it does not come back.
+  expect(((await events.next(turnEnded(surface))).turn as TurnRecord).turn).toBe(1);
   expect((await pf.call('turn.list', { session })).turns).toEqual([]);
   expect(git(repo, 'for-each-ref', 'refs/paneflow/')).toBe('');
 

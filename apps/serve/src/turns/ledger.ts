@@ -134,7 +134,7 @@ export class TurnLedger {
       if (present.has(session)) continue;
       if (this.running.has(session)) this.forget(session);
       const last = this.store.of(session).at(-1);
-      if (last && last.ended === null && !this.settling.has(`${session}:${last.turn}`)) this.finish(interruptTurn(last));
+      if (last && last.ended === null && !this.settling.has(`${session}:${last.turn}`)) void this.finish(interruptTurn(last));
     }
   }
 
@@ -305,9 +305,10 @@ export class TurnLedger {
         record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, running.transcript, await running.mark, record, this.ctx.log) };
       })
       .catch((error: Error) => this.ctx.log(`turn ${key}: ${error.message}`))
+      // Settled once told: a prune that waits for it finds the record whole and its event sent.
       .finally(() => {
         this.settling.delete(key);
-        this.finish({ ...record, change: running.change });
+        return this.finish({ ...record, change: running.change });
       });
     this.settling.set(key, settle);
   }
@@ -328,8 +329,8 @@ export class TurnLedger {
   }
 
   /** An ended record, whole: saved, and told once it is on disk. */
-  private finish(record: TurnRecord) {
-    void this.store.save(record).then(() => this.publish('turn_ended', record));
+  private finish(record: TurnRecord): Promise<void> {
+    return this.store.save(record).then(() => this.publish('turn_ended', record));
   }
 
   /**
@@ -349,7 +350,7 @@ export class TurnLedger {
       if (!last.change?.start_commit && !last.change?.error) running.work = this.startSnapshot(running, view.foregroundCwd ?? view.cwd);
       return;
     }
-    this.finish(interruptTurn(last));
+    void this.finish(interruptTurn(last));
   }
 
   /**
