@@ -1,14 +1,10 @@
-import { makeHome, ROOT, runsExactly, until, type Home } from '@paneflow/testing';
+import { makeHome, runsExactly, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { dragScrollbar, openDesktop, screenRows, type Harness } from './harness';
-
-// The screenshots in docs/ are written only when asked (`npx nx run desktop:screenshots`), so a
-// test run leaves the work tree as it was.
-const SCREENSHOTS = process.env.PANEFLOW_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
+import { dragScrollbar, openDesktop, screenRows, shot as shotOf, type Harness } from './harness';
 
 let home: Home;
 let desktop: Harness;
@@ -20,11 +16,7 @@ const pane = (name: string, command: string) => ({ name, command, cwd: home.dir,
 const rowMark = (surface: number) => page.locator(`.agent[data-surface="${surface}"]`).getAttribute('data-mark', { timeout: 2000 }).catch(() => null);
 const paneText = (surface: number) => page.evaluate((id) => window.paneflowApp.paneText(id), surface);
 
-async function shot(name: string) {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
+const shot = (name: string) => shotOf(page, name);
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });

@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { ROOT, type Home } from '@paneflow/testing';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { Notice } from '../src/api';
 import { InstanceClient } from '@paneflow/client';
 import { dispatcher } from '../src/dispatch';
@@ -134,4 +136,53 @@ export async function dragScrollbar(page: Page, screen: Locator, to: 'top' | 'bo
   await page.mouse.down();
   await page.mouse.move(slider.x + slider.width / 2, to === 'top' ? area.y - 40 : area.y + area.height + 40, { steps: 4 });
   await page.mouse.up();
+}
+
+// The screenshots in docs/ are written only when asked (`npx nx run desktop:screenshots`), so a
+// test run leaves the work tree as it was.
+const SCREENSHOTS = process.env.PANEFLOW_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
+
+/** Saves what the page shows as docs/screenshots/<name>.png, only when asked (`PANEFLOW_SCREENSHOTS=1`). */
+export async function shot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+export interface WebFace {
+  /** The URL `paneflow web` printed, its token included. */
+  url: URL;
+  /** The renderer's exceptions, in any page: a test checks it is empty. */
+  errors: string[];
+  /** A page of the web face in a fresh browser context, opened with the URL (through `via`, a forwarded port, if given). */
+  open(options?: Parameters<Browser['newContext']>[0], via?: URL, prepare?: (context: BrowserContext) => Promise<void>): Promise<{ context: BrowserContext; page: Page }>;
+  /** Closes the browser and ends `paneflow web` with SIGTERM: its exit code, or null if it had ended already. */
+  stop(): Promise<number | null>;
+}
+
+/** The real `paneflow web` (the built CLI) on the home's instance (it starts one), and Debian's Chromium. */
+export async function startWebFace(home: Home): Promise<WebFace> {
+  const web = home.start(['web']);
+  const url = new URL(await web.line((line) => line.startsWith('http://'), 30_000));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const errors: string[] = [];
+  return {
+    url,
+    errors,
+    async open(options = {}, via = url, prepare) {
+      const context = await browser.newContext(options);
+      await prepare?.(context);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => errors.push(`renderer: ${error.message}`));
+      await page.goto(via.href);
+      await page.waitForSelector('body[data-ready="true"]');
+      return { context, page };
+    },
+    async stop() {
+      await browser.close();
+      if (web.child.exitCode !== null) return null;
+      web.child.kill('SIGTERM');
+      return web.exited;
+    },
+  };
 }

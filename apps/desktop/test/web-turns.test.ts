@@ -4,21 +4,16 @@
 // the list following new turns, and the digest of what happened while you were away (first on a
 // phone), which the page reads before it marks that you looked.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, makeHome, ROOT, until, type Home } from '@paneflow/testing';
+import { gitRepo, makeHome, until, type Home } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM, FLAGS } from './harness';
-
-const SCREENSHOTS = process.env.PANEFLOW_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
+import type { Page } from 'playwright-core';
+import { shot, startWebFace, type WebFace } from './harness';
 
 let home: Home;
-let web: ReturnType<Home['start']>;
-let url: URL;
-let browser: Browser;
+let face: WebFace;
 let agent: number;
-const errors: string[] = [];
 
 const turns = async (surface: number): Promise<TurnRecord[]> => (await home.rpc('turn.list', { surface_id: surface })).turns;
 
@@ -31,9 +26,7 @@ async function turn(surface: number, prompt: string): Promise<TurnRecord> {
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
-  web = home.start(['web']);
-  url = new URL(await web.line((line) => line.startsWith('http://'), 30_000));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  face = await startWebFace(home);
   const repo = join(home.dir, 'repo');
   gitRepo(repo);
   const up = await home.rpc('workspace.up', { name: 'ledger', layout: 'even_h', panes: [{ name: 'coder', command: 'claude --work-ms 200', cwd: repo, focus: true, env: {} }] });
@@ -46,31 +39,14 @@ beforeAll(async () => {
   await until(async () => (await turns(agent)).find((t) => t.turn === 1 && t.change?.end_commit), 'the first turn recorded');
 }, 90_000);
 afterEach(() => {
-  expect(errors.splice(0)).toEqual([]);
+  expect(face.errors.splice(0)).toEqual([]);
 });
 afterAll(async () => {
-  await browser?.close();
-  if (web && web.child.exitCode === null) {
-    web.child.kill('SIGTERM');
-    expect(await web.exited).toBe(0);
-  }
+  if (face) expect(await face.stop()).toBe(0);
   home?.cleanup();
 });
 
-async function open(options: Parameters<Browser['newContext']>[0]): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext(options);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(`renderer: ${error.message}`));
-  await page.goto(url.href);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { context, page };
-}
-
-async function shot(page: Page, name: string) {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
+const open: WebFace['open'] = (...args) => face.open(...args);
 
 const colour = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
 

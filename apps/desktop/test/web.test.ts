@@ -1,63 +1,37 @@
 // `paneflow web`, the real process (the built CLI) on a real instance, in Debian's Chromium at a
 // desktop's size and at a phone's (device emulation): the same renderer, its API over a WebSocket.
-import { makeHome, ROOT, until, type Home } from '@paneflow/testing';
-import { mkdirSync } from 'node:fs';
+import { makeHome, until, type Home } from '@paneflow/testing';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
-import { CHROMIUM, dragScrollbar, FLAGS, screenRows } from './harness';
+import { dragScrollbar, screenRows, shot, startWebFace, type WebFace } from './harness';
 
-const SCREENSHOTS = process.env.PANEFLOW_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
 const SHELL = 'PS1="ready$ " exec bash --norc --noprofile -i';
 
 let home: Home;
-let web: ReturnType<Home['start']>;
+let face: WebFace;
 let url: URL;
 let token: string;
-let browser: Browser;
-const errors: string[] = [];
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
   // No instance runs yet: `paneflow web` starts one, as the other verbs do.
-  web = home.start(['web']);
-  url = new URL(await web.line((line) => line.startsWith('http://'), 30_000));
+  face = await startWebFace(home);
+  ({ url } = face);
   token = url.searchParams.get('token')!;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
 }, 60_000);
 afterEach(() => {
   // A renderer exception fails the test it happened in.
-  expect(errors.splice(0)).toEqual([]);
+  expect(face.errors.splice(0)).toEqual([]);
 });
 afterAll(async () => {
-  await browser?.close();
-  if (web && web.child.exitCode === null) {
-    web.child.kill('SIGTERM');
-    expect(await web.exited).toBe(0);
-  }
+  if (face) expect(await face.stop()).toBe(0);
   home?.cleanup();
 });
 
-/** A page of the web face in a fresh browser context, opened with the printed URL (through `via`, a forwarded port, if given). */
-async function open(options: Parameters<Browser['newContext']>[0] = {}, via = url, prepare?: (context: BrowserContext) => Promise<void>): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext(options);
-  await prepare?.(context);
-  const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(`renderer: ${error.message}`));
-  await page.goto(via.href);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { context, page };
-}
-
+const open: WebFace['open'] = (...args) => face.open(...args);
 const paneText = (page: Page, surface: number) => page.evaluate((id) => window.paneflowApp.paneText(id), surface);
-
-async function shot(page: Page, name: string) {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-}
 
 /** One plain HTTP request to the server, with exactly these headers. */
 function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
