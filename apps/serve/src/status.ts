@@ -52,7 +52,6 @@ export class Reduction {
     if (entry.status === 'attention' && before.status !== 'attention') view.attentionSinceMs = now;
     if (entry.status !== 'attention') view.attentionSinceMs = null;
     const pane = this.ctx.model.paneBySession(view.session);
-    this.turns.observe(view, pane, now);
     const changed =
       entry.stateSeq !== before.stateSeq ||
       entry.status !== before.status ||
@@ -70,6 +69,8 @@ export class Reduction {
       this.save(view);
     }
     for (const notice of notices) this.notify(view, pane, notice);
+    // After the status is out: the ledger's work (git, files) must not hold up a face's frame.
+    this.turns.observe(view, pane, now);
     this.scheduleClock(view, now);
   }
 

@@ -269,7 +269,9 @@ export class TurnLedger {
     this.running.set(view.session, running);
     this.save(running);
     this.publish('turn_started', this.recordOf(running));
-    running.work = this.startSnapshot(running, view.foregroundCwd ?? view.cwd);
+    // Spawning git costs the event loop a millisecond or two: after what this turn of it sends.
+    const cwd = view.foregroundCwd ?? view.cwd;
+    running.work = new Promise((resolve) => setImmediate(resolve)).then(() => this.startSnapshot(running, cwd));
   }
 
   private async startSnapshot(running: Running, cwd: string) {

@@ -69,6 +69,9 @@ export interface SnapshotBounds {
   untrackedMaxBytes: number;
 }
 
+/** How long `workTree` keeps an answer: a directory made a repository (git init) is seen that much later. */
+const WORK_TREE_KEPT_MS = 5000;
+
 const BOUNDS: SnapshotBounds = { commandTimeoutMs: 120_000, untrackedMaxFiles: 20_000, untrackedMaxBytes: 256 * 1024 * 1024 };
 /** Of stderr only the start is kept: its first line goes into the error. */
 const STDERR_KEPT_BYTES = 64 * 1024;
@@ -97,6 +100,8 @@ export class Snapshots {
   private readonly env: NodeJS.ProcessEnv;
   /** Per repository, the end of its queue of trees. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** `workTree`'s recent answers, per directory. */
+  private readonly workTrees = new Map<string, { top: Promise<string | null>; atMs: number }>();
   /** Per repository, a tree asked for that has not begun: whoever asks meanwhile shares it. */
   private readonly waitingTrees = new Map<string, Promise<Tree>>();
 
@@ -121,8 +126,23 @@ export class Snapshots {
     };
   }
 
-  /** The top directory of the git work tree `cwd` is inside, or null (not in a work tree, a bare repo, inside .git, git missing, cwd missing). */
-  async workTree(cwd: string): Promise<string | null> {
+  /**
+   * The top directory of the git work tree `cwd` is inside, or null (not in a work tree, a bare
+   * repo, inside .git, git missing, cwd missing). An answer holds for WORK_TREE_KEPT_MS: an agent
+   * that turns many times a second in one directory asks git once.
+   */
+  workTree(cwd: string): Promise<string | null> {
+    const known = this.workTrees.get(cwd);
+    const now = Date.now();
+    if (known && now - known.atMs < WORK_TREE_KEPT_MS) return known.top;
+    const top = this.findWorkTree(cwd);
+    this.workTrees.set(cwd, { top, atMs: now });
+    // Bounded: the directories of the last while only.
+    for (const [dir, entry] of this.workTrees) if (now - entry.atMs >= WORK_TREE_KEPT_MS) this.workTrees.delete(dir);
+    return top;
+  }
+
+  private async findWorkTree(cwd: string): Promise<string | null> {
     try {
       const out = text(await this.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd }));
       // The top directory is all the rest, whatever it holds (a newline too).
