@@ -38,7 +38,7 @@ beforeAll(async () => {
   expect(home.run(['start']).code).toBe(0);
   socket = resolveEndpoints(home.env).publicSocket;
   // An unnamed agent pane: its title comes from the prompt its hooks report.
-  const up = await home.rpc('workspace.up', { name: 'w', layout: 'even_h', panes: [{ command: 'claude --work-ms 1500', cwd: ROOT, focus: false, env: {} }] });
+  const up = await home.rpc('workspace.up', { name: 'w', layout: 'even_h', panes: [{ command: 'claude --work-ms 1500', cwd: home.dir, focus: false, env: {} }] });
   workspaceId = up.workspace.id;
   const surface = up.surfaces[0].surface_id;
   agent = await until(() => {

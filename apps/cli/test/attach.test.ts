@@ -40,6 +40,24 @@ async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, wh
   }
 }
 
+/**
+ * Asks the pane its size (`stty size`) until it says `size`: the PTY is resized a moment after the
+ * client whose window changed, or who typed, draws at its size, so one ask may come before it.
+ */
+async function sizeSaid(window: TmuxWindow, size: string, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    window.type('stty size');
+    window.keys('Enter');
+    try {
+      await until(() => text(window.capture()).includes(size) || null, what, 2000);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${(error as Error).message}; the screen:\n${text(window.capture())}`, { cause: error });
+    }
+  }
+}
+
 async function workspace(name: string, panes: Array<{ name: string; command: string; focus?: boolean }>) {
   const up = await home.rpc('workspace.up', { name, layout: 'even_h', panes: panes.map((p) => ({ name: p.name, cwd: home.dir, command: p.command, focus: !!p.focus, env: {} })) });
   return Object.fromEntries(up.surfaces.map((s) => [s.name, s.surface_id])) as Record<string, number>;
@@ -226,16 +244,12 @@ test('the outer window sets the pane size; two clients see the same panes; the o
   // 100 columns less the sidebar (27), 30 rows less the title row and the status line.
   await screen(one, (l) => /28 73/.test(text(l)), 'stty in the first client');
   one.resize(110, 34);
-  one.type('stty size');
-  one.keys('Enter');
-  await screen(one, (l) => /32 83/.test(text(l)), 'stty after the window grew');
+  await sizeSaid(one, '32 83', 'stty after the window grew');
 
   const two = attach('sizes', 90, 26);
   await screen(two, (l) => /32 83/.test(text(l)), 'the second client shows the same pane');
-  two.type('stty size');
-  two.keys('Enter');
-  // Typing made the second client the one in use: its size now, and the first follows.
-  await screen(two, (l) => /24 63/.test(text(l)), 'the size of the client in use');
+  // Typing makes the second client the one in use: its size now, and the first follows.
+  await sizeSaid(two, '24 63', 'the size of the client in use');
   await screen(one, (l) => /24 63/.test(text(l)), 'the first client sees the same output');
 
   process.kill(two.pid, 'SIGKILL');

@@ -218,7 +218,7 @@ describe('paneflow-mcp with the scripting gate on', () => {
   });
 
   test('write_pane is refused while the agent is busy: a submit would answer its question', async () => {
-    const up = await home.rpc('workspace.up', { name: 'asking', layout: 'even_h', panes: [{ name: 'asker', cwd: ROOT, command: 'claude --block', focus: false, env: {} }] });
+    const up = await home.rpc('workspace.up', { name: 'asking', layout: 'even_h', panes: [{ name: 'asker', cwd: home.dir, command: 'claude --block', focus: false, env: {} }] });
     const id = up.surfaces[0].surface_id;
     await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared', 'the fixture agent declared');
     expect(await home.rpc('surface.send_text', { surface_id: id, text: 'deploy', submit: true })).toMatchObject({ started: true });
@@ -237,7 +237,7 @@ describe('paneflow-mcp with the scripting gate on', () => {
   });
 
   test('list_inbox lists the waiting agents of its workspace only, fenced, their messages cleaned', async () => {
-    const asker = (name: string) => ({ name, cwd: ROOT, command: 'claude --block', focus: false, env: {} });
+    const asker = (name: string) => ({ name, cwd: home.dir, command: 'claude --block', focus: false, env: {} });
     const mine = await home.rpc('workspace.up', { name: 'inbox-mine', layout: 'even_h', panes: [asker('mine-asker')] });
     const theirs = await home.rpc('workspace.up', { name: 'inbox-theirs', layout: 'even_h', panes: [asker('their-asker')] });
     const ids = [mine.surfaces[0].surface_id, theirs.surfaces[0].surface_id];
@@ -289,7 +289,7 @@ describe('paneflow-mcp with the scripting gate on', () => {
   });
 
   test('write_pane with submit confirms the turn started, as send --submit does: a submit the agent ignores is an error result (not_started)', async () => {
-    const up = await home.rpc('workspace.up', { name: 'confirm', layout: 'even_h', panes: [{ name: 'worker', cwd: ROOT, command: 'claude --work-ms 300', focus: false, env: {} }] });
+    const up = await home.rpc('workspace.up', { name: 'confirm', layout: 'even_h', panes: [{ name: 'worker', cwd: home.dir, command: 'claude --work-ms 300', focus: false, env: {} }] });
     const id = up.surfaces[0].surface_id;
     await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared', 'the fixture agent declared');
     const client = await sdkClient(home, { PANEFLOW_WORKSPACE_ID: up.workspace.id });
@@ -322,7 +322,7 @@ describe('paneflow-mcp with the scripting gate on', () => {
   });
 
   test('list_panes shows a title a hook gave (its prompt) with controls escaped and bidi overrides removed', async () => {
-    const up = await home.rpc('workspace.up', { name: 'hooked', layout: 'even_h', panes: [{ cwd: ROOT, command: 'claude', focus: false, env: {} }] });
+    const up = await home.rpc('workspace.up', { name: 'hooked', layout: 'even_h', panes: [{ cwd: home.dir, command: 'claude', focus: false, env: {} }] });
     const id = up.surfaces[0].surface_id;
     const agent = await until(async () => {
       const s = await home.rpc('surface.status', { surface_id: id });

@@ -17,7 +17,7 @@ import type { PaneRecord } from '../model';
 import { providerSessionId, type View } from '../views';
 import { Snapshots, type Tree } from './snapshots';
 import { TurnStore } from './store';
-import { TranscriptMark, turnTokensOf } from './tokens';
+import { TranscriptMark, TRANSCRIPT_SETTLE_MS, turnTokensOf } from './tokens';
 
 /** A prompt sent or hooked this long before a turn starts is the prompt that began it. */
 const PROMPT_WINDOW_MS = 10_000;
@@ -304,7 +304,10 @@ export class TurnLedger {
     const settle = running.work
       .then(() => this.endSnapshot(running, record, endTree))
       .then(async () => {
-        record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, running.transcript, await running.mark, record, this.ctx.log) };
+        await new Promise((resolve) => setTimeout(resolve, TRANSCRIPT_SETTLE_MS));
+        const view = this.ctx.views.get(record.session);
+        const transcript = (view && transcriptOf(view)) ?? running.transcript;
+        record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, transcript, await running.mark, record, this.ctx.log) };
       })
       .catch((error: Error) => this.ctx.log(`turn ${key}: ${error.message}`))
       // Settled once told: a prune that waits for it finds the record whole and its event sent.

@@ -3,8 +3,12 @@ import type { TurnRecord, TurnTokens } from '@paneflow/protocol';
 import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 
-/** The agent writes its transcript's last lines about when it declares the end: they are read this long after. */
-const TRANSCRIPT_SETTLE_MS = 1000;
+/**
+ * The agent writes its transcript's last lines about when it declares the end: they are read this
+ * long after (and the transcript's path, which the host may learn only from the turn's first
+ * answer, is looked up then).
+ */
+export const TRANSCRIPT_SETTLE_MS = 1000;
 /** At most this much of a transcript is read for one turn (its end, when the start is not marked). */
 const TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 /** The transcript's clock and serve's may differ by a little: the window is this much wider each side. */
@@ -42,7 +46,6 @@ export async function turnTokensOf(
 ): Promise<TurnTokens | null> {
   const reader = runtime?.tokens?.reader;
   if (!reader || !path) return null;
-  await new Promise((resolve) => setTimeout(resolve, TRANSCRIPT_SETTLE_MS));
   let text: string;
   try {
     text = await readFrom(path, mark?.path === path ? mark.size : null);
