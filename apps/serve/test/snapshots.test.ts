@@ -16,6 +16,7 @@ import {
   statSync,
   symlinkSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -240,6 +241,22 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     await snapshots.deleteRefs(repo, ['refs/paneflow/turns/s/1']);
     expect(userState(repo)).toEqual(before);
     expect(readdirSync(tempDir)).toEqual([]);
+  });
+
+  test('an edit of the same size in the instant the index was written is seen (git’s racy-index rule holds for the copy)', async () => {
+    const repo = init('racy');
+    // Whole seconds in the past, and no ctime: as far as git's stat cache can tell, the file is unchanged.
+    git(repo, 'config', 'core.trustctime', 'false');
+    const then = 1_000_000_000;
+    write(repo, 'a.txt', 'one\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    git(repo, 'add', 'a.txt');
+    write(repo, 'a.txt', 'ONE\n');
+    utimesSync(join(repo, 'a.txt'), then, then);
+    // The index written in that same second: only its time says the entry may be stale.
+    utimesSync(join(repo, '.git/index'), then, then);
+    const snapshot = await snapshots.take(repo, 'refs/paneflow/turns/s/1', 'start', null);
+    expect(gitBytes(repo, ['show', `${snapshot.tree}:a.txt`]).toString()).toBe('ONE\n');
   });
 
   test('an untracked file over the size limit is left out and reported', async () => {

@@ -1,7 +1,7 @@
 import { TURN_FILES_KEPT, TURN_SNAPSHOT_FILE_BYTES, type FileChange, type TurnChange } from '@paneflow/protocol';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, lstat, mkdir, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rm, stat, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 /** A working tree as a tree object, with the untracked files left out of it. */
@@ -250,9 +250,18 @@ export class Snapshots {
       // Seeded with the user's index, git's stat cache spares hashing unchanged files; a missing
       // index is an empty one, as git itself sees it.
       const userIndex = resolve(repo, text(await this.run(['rev-parse', '--git-path', 'index'], { cwd: repo })));
-      await copyFile(userIndex, index).catch((error: NodeJS.ErrnoException) => {
+      const written = await stat(userIndex, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error;
+        return null;
       });
+      if (written) {
+        await copyFile(userIndex, index);
+        // The copy keeps the time the index was written (to the microsecond, never later): git
+        // takes a file whose time is not before its index's for changed ("racy git"), and a copy
+        // made now would let an edit of that instant, of the same size, pass for unchanged.
+        const seconds = Number(written.mtimeNs / 1000n - 1n) / 1e6;
+        await utimes(index, seconds, seconds);
+      }
       await this.run(['add', '--update'], { cwd: repo, index });
       const untracked = splitNul(await this.run(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo, index }));
       const { kept, skipped } = await bySize(repo, untracked, this.bounds);
