@@ -211,6 +211,9 @@ test('kill -9 of serve mid-turn: the new serve goes on with the same turn, takin
   await pf.call('surface.send_text', { surface_id: surface, text: 'permission again', submit: true });
   await again.next(waitingAt(surface));
   const open = await until(async () => (await pf.call('turn.list', { session })).turns.find((t) => t.turn === 2 && t.change?.start_commit), 'turn 2 has its start snapshot');
+  // Records are written off serve's event loop: the kill comes once this one is on disk.
+  const file = join(pf.env.PANEFLOW_HOME!, 'serve/turns', session, '2.json');
+  await until(() => (JSON.parse(readFileSync(file, 'utf8')) as TurnRecord).change?.start_commit === open.change!.start_commit || null, 'turn 2 on disk with its start snapshot');
   await restartServe();
   const after = await pf.subscribe();
   expect((await pf.call('turn.list', { session, since_ms: open.started_at_ms })).turns).toMatchObject([{ turn: 2, ended: null, change: { start_commit: open.change!.start_commit } }]);
