@@ -15,6 +15,7 @@ import type { ServeContext } from '../context';
 import { notFound, refusedByState } from '../errors';
 import type { PaneRecord } from '../model';
 import { providerSessionId, type View } from '../views';
+import { digestAgent } from './digest';
 import { Snapshots, type Tree } from './snapshots';
 import { TurnStore } from './store';
 import { TranscriptMark, TRANSCRIPT_SETTLE_MS, turnTokensOf } from './tokens';
@@ -198,35 +199,14 @@ export class TurnLedger {
     return { records: removed.length, refs };
   }
 
-  /** What each agent did since `sinceMs`, and what it waits for now. */
+  /** What each agent did since `sinceMs` (default: when the person last looked), and what it waits for now. */
   digest(sinceMs: number | undefined, waiting: (session: string) => DigestAgent['waiting']): { since_ms: number; looked_at_ms: number | null; agents: DigestAgent[] } {
     const lookedAt = this.store.lookedAt();
     const since = sinceMs ?? lookedAt ?? Date.now() - DIGEST_DEFAULT_MS;
-    const agents: DigestAgent[] = [];
-    for (const pane of this.ctx.model.orderedPanes()) {
-      const turns = this.list({ session: pane.session, since_ms: since });
-      const waits = waiting(pane.session);
-      if (turns.length === 0 && !waits) continue;
-      const ended = turns.filter((t) => t.ended !== null);
-      const files = new Set(ended.flatMap((t) => t.change?.files.map((f) => f.path) ?? []));
-      const last = turns.at(-1);
-      agents.push({
-        surface_id: pane.surface_id,
-        session: pane.session,
-        pane_name: pane.name,
-        runtime_id: last?.runtime_id ?? this.ctx.views.get(pane.session)?.agent?.runtimeId ?? null,
-        turns: turns.length,
-        finished: ended.filter((t) => t.ended === 'finished').length,
-        errors: ended.filter((t) => t.ended === 'error').map((t) => t.messages.at(-1)?.text ?? 'error'),
-        interrupted: ended.filter((t) => t.ended === 'interrupted').length,
-        files_changed: files.size,
-        insertions: ended.reduce((sum, t) => sum + (t.change?.insertions ?? 0), 0),
-        deletions: ended.reduce((sum, t) => sum + (t.change?.deletions ?? 0), 0),
-        tokens: sumTokens(ended),
-        waiting: waits,
-        last_prompt: last?.prompt?.text ?? null,
-      });
-    }
+    const agents = this.ctx.model
+      .orderedPanes()
+      .map((pane) => digestAgent(pane, this.list({ session: pane.session, since_ms: since }), waiting(pane.session), this.ctx.views.get(pane.session)?.agent?.runtimeId ?? null))
+      .filter((agent) => agent !== null);
     return { since_ms: since, looked_at_ms: lookedAt, agents };
   }
 
@@ -407,20 +387,4 @@ function emptyChange(repo: string, ref: string): TurnChange {
 function mergeSkipped(a: TurnChange['skipped'], b: TurnChange['skipped']) {
   const paths = new Set(a.map((s) => s.path));
   return [...a, ...b.filter((s) => !paths.has(s.path))];
-}
-
-/** The tokens of several turns together; a cost only when every turn with tokens had one. */
-function sumTokens(turns: TurnRecord[]): TurnRecord['tokens'] {
-  const counted = turns.flatMap((t) => (t.tokens ? [t.tokens] : []));
-  if (counted.length === 0) return null;
-  const priced = counted.every((t) => t.cost_usd !== null);
-  return {
-    input: counted.reduce((s, t) => s + t.input, 0),
-    output: counted.reduce((s, t) => s + t.output, 0),
-    cache_read: counted.reduce((s, t) => s + t.cache_read, 0),
-    cache_creation: counted.reduce((s, t) => s + t.cache_creation, 0),
-    model: counted.at(-1)!.model,
-    cost_usd: priced ? counted.reduce((s, t) => s + t.cost_usd!, 0) : null,
-    price_sources: [...new Set(counted.flatMap((t) => t.price_sources))],
-  };
 }

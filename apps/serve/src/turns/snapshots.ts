@@ -1,8 +1,9 @@
-import { TURN_FILES_KEPT, TURN_SNAPSHOT_FILE_BYTES, type FileChange, type TurnChange } from '@paneflow/protocol';
-import { spawn } from 'node:child_process';
+import { TURN_FILES_KEPT, TURN_SNAPSHOT_FILE_BYTES } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
 import { copyFile, lstat, mkdir, rm, stat, utimes } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Git, GitError, splitNul, text } from './git';
+import { parseSummary, type ChangeSummary } from './summary';
 
 /** A working tree as a tree object, with the untracked files left out of it. */
 export interface Tree {
@@ -22,7 +23,6 @@ export interface Snapshot extends Tree {
   commit: string;
 }
 
-export type ChangeSummary = Pick<TurnChange, 'files_changed' | 'added' | 'removed' | 'insertions' | 'deletions' | 'binary' | 'files'>;
 
 export interface SnapshotsOptions {
   /** Where temporary index files live (created when missing). */
@@ -33,30 +33,6 @@ export interface SnapshotsOptions {
   bounds?: Partial<SnapshotBounds>;
 }
 
-/**
- * Settings for every command, so that nothing of the user's runs or changes: no hooks (update-ref
- * would run `reference-transaction`), no fsmonitor program, no new shared index file beside the
- * user's (a split index is still read), no automatic gc or maintenance; paths in human-readable
- * output (the diff) are not octal-quoted.
- */
-const CONFIG = [
-  ['core.hooksPath', '/dev/null'],
-  ['core.fsmonitor', 'false'],
-  ['core.splitIndex', 'false'],
-  ['gc.auto', '0'],
-  ['maintenance.auto', 'false'],
-  ['core.quotePath', 'false'],
-  // A file with mixed line endings must not fail the snapshot (`add` refuses it under `true`).
-  ['core.safecrlf', 'false'],
-].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-
-/** Variables that would point git at another repository, index or ref namespace than `repo`'s. */
-const REPOSITORY_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX'];
-
-const IDENTITY = { NAME: 'Paneflow', EMAIL: 'paneflow@localhost' };
-
-/** Output a command that is not cut may give before it is taken for a failure. */
-const OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
 /** The bounds of one snapshot (tests set smaller ones). */
 export interface SnapshotBounds {
   /**
@@ -73,20 +49,6 @@ export interface SnapshotBounds {
 const WORK_TREE_KEPT_MS = 5000;
 
 const BOUNDS: SnapshotBounds = { commandTimeoutMs: 120_000, untrackedMaxFiles: 20_000, untrackedMaxBytes: 256 * 1024 * 1024 };
-/** Of stderr only the start is kept: its first line goes into the error. */
-const STDERR_KEPT_BYTES = 64 * 1024;
-
-const STATUSES: Record<string, FileChange['status']> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', T: 'type_changed' };
-
-interface RunOptions {
-  cwd: string;
-  /** A temporary index (GIT_INDEX_FILE). */
-  index?: string;
-  input?: string | Buffer;
-  /** Stop reading (and kill git) once stdout passes this many bytes; `cut` then says so. */
-  limit?: number;
-}
-
 /**
  * Snapshots of git working trees for the turn ledger, taken without changing anything of the
  * user's repository but the snapshot's own ref (and objects): git runs as child processes with a
@@ -95,9 +57,8 @@ interface RunOptions {
 export class Snapshots {
   private readonly tempDir: string;
   private readonly log: (message: string) => void;
-  private readonly git: string;
+  private readonly git: Git;
   private readonly bounds: SnapshotBounds;
-  private readonly env: NodeJS.ProcessEnv;
   /** Per repository, the end of its queue of trees. */
   private readonly queues = new Map<string, Promise<unknown>>();
   /** `workTree`'s recent answers, per directory. */
@@ -108,22 +69,8 @@ export class Snapshots {
   constructor(options: SnapshotsOptions) {
     this.tempDir = options.tempDir;
     this.log = options.log;
-    this.git = options.git ?? 'git';
     this.bounds = { ...BOUNDS, ...options.bounds };
-    const inherited = { ...process.env };
-    for (const name of REPOSITORY_VARIABLES) delete inherited[name];
-    this.env = {
-      ...inherited,
-      // No command may take the user's index lock to refresh it (status-like reads otherwise do).
-      GIT_OPTIONAL_LOCKS: '0',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_PAGER: 'cat',
-      LC_ALL: 'C',
-      GIT_AUTHOR_NAME: IDENTITY.NAME,
-      GIT_AUTHOR_EMAIL: IDENTITY.EMAIL,
-      GIT_COMMITTER_NAME: IDENTITY.NAME,
-      GIT_COMMITTER_EMAIL: IDENTITY.EMAIL,
-    };
+    this.git = new Git(options.git ?? 'git', this.bounds.commandTimeoutMs);
   }
 
   /**
@@ -144,7 +91,7 @@ export class Snapshots {
 
   private async findWorkTree(cwd: string): Promise<string | null> {
     try {
-      const out = text(await this.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd }));
+      const out = text(await this.git.run(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], { cwd }));
       // The top directory is all the rest, whatever it holds (a newline too).
       const newline = out.indexOf('\n');
       return out.slice(0, newline) === 'true' && newline + 1 < out.length ? out.slice(newline + 1) : null;
@@ -170,8 +117,8 @@ export class Snapshots {
     const base = parent ?? (await this.head(repo));
     const parentArgs = base === null ? [] : ['-p', base];
     // The message goes in on stdin: no size limit of argv, and commit-tree runs no hooks.
-    const commit = text(await this.run(['commit-tree', '--no-gpg-sign', ...parentArgs, '--end-of-options', tree], { cwd: repo, input: message }));
-    await this.run(['update-ref', '--no-deref', ref, commit], { cwd: repo });
+    const commit = text(await this.git.run(['commit-tree', '--no-gpg-sign', ...parentArgs, '--end-of-options', tree], { cwd: repo, input: message }));
+    await this.git.run(['update-ref', '--no-deref', ref, commit], { cwd: repo });
     return { repo, commit, tree, at_ms, skipped };
   }
 
@@ -201,7 +148,7 @@ export class Snapshots {
 
   /** git's summary of the difference between two commits or trees (renames detected), `files` cut to TURN_FILES_KEPT. */
   async summary(repo: string, from: string, to: string): Promise<ChangeSummary> {
-    return parseSummary(await this.run(['diff-tree', '-r', '-z', '-M', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo }));
+    return parseSummary(await this.git.run(['diff-tree', '-r', '-z', '-M', '--raw', '--numstat', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo }));
   }
 
   /**
@@ -211,7 +158,7 @@ export class Snapshots {
    */
   async diff(repo: string, from: string, to: string, options: { stat: boolean; maxBytes: number }): Promise<{ text: string; truncated: boolean }> {
     const format = options.stat ? '--stat' : '--patch';
-    const { stdout, cut } = await this.read(['diff-tree', '-r', '-M', format, '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo, limit: options.maxBytes });
+    const { stdout, cut } = await this.git.read(['diff-tree', '-r', '-M', format, '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { cwd: repo, limit: options.maxBytes });
     if (!cut) return { text: stdout.toString('utf8'), truncated: false };
     // A cut at a newline never splits a UTF-8 sequence.
     const kept = stdout.subarray(0, options.maxBytes);
@@ -221,12 +168,12 @@ export class Snapshots {
   /** Deletes these refs (missing ones are no error), in one transaction. */
   async deleteRefs(repo: string, refs: string[]): Promise<void> {
     if (refs.length === 0) return;
-    await this.run(['update-ref', '--no-deref', '--stdin', '-z'], { cwd: repo, input: refs.map((ref) => `delete ${ref}\0\0`).join('') });
+    await this.git.run(['update-ref', '--no-deref', '--stdin', '-z'], { cwd: repo, input: refs.map((ref) => `delete ${ref}\0\0`).join('') });
   }
 
   /** Every ref under `prefix` (e.g. 'refs/paneflow/turns/'). */
   async refsUnder(repo: string, prefix: string): Promise<string[]> {
-    const out = text(await this.run(['for-each-ref', '--format=%(refname)', prefix], { cwd: repo }));
+    const out = text(await this.git.run(['for-each-ref', '--format=%(refname)', prefix], { cwd: repo }));
     return out === '' ? [] : out.split('\n');
   }
 
@@ -249,7 +196,7 @@ export class Snapshots {
     try {
       // Seeded with the user's index, git's stat cache spares hashing unchanged files; a missing
       // index is an empty one, as git itself sees it.
-      const userIndex = resolve(repo, text(await this.run(['rev-parse', '--git-path', 'index'], { cwd: repo })));
+      const userIndex = resolve(repo, text(await this.git.run(['rev-parse', '--git-path', 'index'], { cwd: repo })));
       const written = await stat(userIndex, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error;
         return null;
@@ -262,8 +209,8 @@ export class Snapshots {
         const seconds = Number(written.mtimeNs / 1000n - 1n) / 1e6;
         await utimes(index, seconds, seconds);
       }
-      await this.run(['add', '--update'], { cwd: repo, index });
-      const untracked = splitNul(await this.run(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo, index }));
+      await this.git.run(['add', '--update'], { cwd: repo, index });
+      const untracked = splitNul(await this.git.run(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo, index }));
       const { kept, skipped } = await bySize(repo, untracked, this.bounds);
       if (skipped.length > 0) {
         const bounds = `over ${TURN_SNAPSHOT_FILE_BYTES} bytes each, or past ${this.bounds.untrackedMaxFiles} files or ${this.bounds.untrackedMaxBytes} bytes in all`;
@@ -274,9 +221,9 @@ export class Snapshots {
         // update-index takes each path literally (no pathspec magic); with --remove a file deleted
         // since the listing is passed over, where `git add` would fail on it.
         const input = Buffer.concat(added.flatMap((path) => [path.at(-1) === SLASH ? path.subarray(0, -1) : path, NUL]));
-        await this.run(['update-index', '--add', '--remove', '-z', '--stdin'], { cwd: repo, index, input });
+        await this.git.run(['update-index', '--add', '--remove', '-z', '--stdin'], { cwd: repo, index, input });
       }
-      return { tree: text(await this.run(['write-tree'], { cwd: repo, index })), at_ms, skipped: skipped.slice(0, TURN_FILES_KEPT) };
+      return { tree: text(await this.git.run(['write-tree'], { cwd: repo, index })), at_ms, skipped: skipped.slice(0, TURN_FILES_KEPT) };
     } finally {
       // A git killed mid-write leaves its lock file beside the index.
       await Promise.all([rm(index, { force: true }), rm(`${index}.lock`, { force: true })]);
@@ -299,89 +246,12 @@ export class Snapshots {
   /** HEAD's commit, or null in a repository with no commits yet. */
   private async head(repo: string): Promise<string | null> {
     try {
-      return text(await this.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo }));
+      return text(await this.git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: repo }));
     } catch (error) {
       // --verify --quiet says "no such commit" with exit 1 and nothing else.
       if (error instanceof GitError && error.exitCode === 1) return null;
       throw error;
     }
-  }
-
-  private async run(args: string[], options: RunOptions): Promise<Buffer> {
-    return (await this.read(args, options)).stdout;
-  }
-
-  /** Runs git; rejects with an Error naming the command and the first line of its stderr. */
-  private read(args: string[], options: RunOptions): Promise<{ stdout: Buffer; cut: boolean }> {
-    return new Promise((resolvePromise, reject) => {
-      const command = `git ${args.join(' ')}`;
-      const child = spawn(this.git, [...CONFIG, ...args], {
-        cwd: options.cwd,
-        env: options.index ? { ...this.env, GIT_INDEX_FILE: options.index } : this.env,
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        // A group of its own: a timeout ends git and the filters it started.
-        detached: true,
-      });
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child.pid);
-      }, this.bounds.commandTimeoutMs);
-      const limit = options.limit ?? OUTPUT_MAX_BYTES;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let cut = false;
-      const stderr: Buffer[] = [];
-      let stderrSize = 0;
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (cut) return;
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size > limit) {
-          cut = true;
-          killGroup(child.pid);
-        }
-      });
-      child.stderr!.on('data', (chunk: Buffer) => {
-        if (stderrSize < STDERR_KEPT_BYTES) stderr.push(chunk);
-        stderrSize += chunk.length;
-      });
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(new GitError(`${command}: ${error.message}`, null));
-      });
-      child.once('close', (code, signal) => {
-        clearTimeout(timer);
-        if (timedOut) reject(new GitError(`${command}: no answer within ${this.bounds.commandTimeoutMs} ms`, null));
-        else if (cut && options.limit !== undefined) resolvePromise({ stdout: Buffer.concat(chunks), cut: true });
-        else if (cut) reject(new GitError(`${command}: more than ${OUTPUT_MAX_BYTES} bytes of output`, null));
-        else if (code === 0) resolvePromise({ stdout: Buffer.concat(chunks), cut: false });
-        else reject(new GitError(`${command}: ${firstLine(Buffer.concat(stderr)) ?? `exit ${code ?? signal}`}`, code));
-      });
-      if (options.input !== undefined) {
-        // A git that exits before reading it all closes the pipe: its exit and stderr tell why.
-        child.stdin!.on('error', () => undefined);
-        child.stdin!.end(options.input);
-      }
-    });
-  }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-class GitError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number | null,
-  ) {
-    super(message);
   }
 }
 
@@ -415,64 +285,3 @@ async function bySize(repo: string, paths: Buffer[], bounds: SnapshotBounds): Pr
   return { kept, skipped };
 }
 
-/**
- * `diff-tree -z --raw --numstat`: every raw record (`:<modes> <oids> <status>`, then one path, or
- * two for a rename), then one numstat record per file in the same order (`<ins>\t<del>\t<path>`,
- * or `<ins>\t<del>\t` and both paths for a rename; `-\t-` for a binary file).
- */
-function parseSummary(out: Buffer): ChangeSummary {
-  const fields = splitNul(out).map((field) => field.toString('utf8'));
-  const entries: { status: FileChange['status']; path: string; from: string | null }[] = [];
-  let i = 0;
-  while (i < fields.length && fields[i].startsWith(':')) {
-    const code = fields[i].slice(fields[i].lastIndexOf(' ') + 1, fields[i].lastIndexOf(' ') + 2);
-    const status = STATUSES[code] ?? 'modified';
-    if (status === 'renamed') {
-      entries.push({ status, from: fields[i + 1], path: fields[i + 2] });
-      i += 3;
-    } else {
-      entries.push({ status, from: null, path: fields[i + 1] });
-      i += 2;
-    }
-  }
-  const summary: ChangeSummary = { files_changed: entries.length, added: 0, removed: 0, insertions: 0, deletions: 0, binary: 0, files: [] };
-  for (const entry of entries) {
-    // `<ins>\t<del>\t<path>`, or for a rename `<ins>\t<del>\t` and both paths as fields of their own;
-    // told apart by the raw entry, since a path may itself begin with a tab.
-    const [insertions, deletions] = fields[i].split('\t', 2);
-    i += entry.status === 'renamed' ? 3 : 1;
-    const binary = insertions === '-';
-    const change: FileChange = { ...entry, insertions: binary ? null : Number(insertions), deletions: binary ? null : Number(deletions), binary };
-    if (entry.status === 'added') summary.added++;
-    if (entry.status === 'deleted') summary.removed++;
-    if (binary) summary.binary++;
-    else {
-      summary.insertions += change.insertions!;
-      summary.deletions += change.deletions!;
-    }
-    if (summary.files.length < TURN_FILES_KEPT) summary.files.push(change);
-  }
-  return summary;
-}
-
-function splitNul(out: Buffer): Buffer[] {
-  const fields: Buffer[] = [];
-  for (let start = 0; start < out.length; ) {
-    const end = out.indexOf(0, start);
-    fields.push(out.subarray(start, end === -1 ? out.length : end));
-    start = end === -1 ? out.length : end + 1;
-  }
-  return fields;
-}
-
-/** A command's output without its final newline. */
-const text = (out: Buffer) => out.toString('utf8').replace(/\n$/, '');
-
-function firstLine(stderr: Buffer): string | null {
-  return (
-    stderr
-      .toString('utf8')
-      .split('\n')
-      .find((line) => line.trim() !== '') ?? null
-  );
-}
