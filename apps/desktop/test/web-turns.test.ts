@@ -124,41 +124,37 @@ test('a turn outside git shows its record and says why there is no diff', async 
   }
 }, 60_000);
 
-test('a turn whose start snapshot came late (its repository busy with another agent’s) says that what changed before it is not in its diff', async () => {
-  const repo = join(home.dir, 'repo');
-  const agentIn = (name: string) => ({ name, command: 'claude --work-ms 200', cwd: repo, focus: false, env: {} });
-  const up = await home.rpc('workspace.up', { name: 'late', layout: 'even_h', panes: [agentIn('first'), agentIn('second')] });
-  const [first, second] = up.surfaces.map((pane) => pane.surface_id);
-  for (const id of [first, second]) await until(async () => (await home.rpc('surface.status', { surface_id: id })).reason === 'declared' || null, 'the agents declare');
-  // A git first on serve's PATH that holds every write-tree while `hold` exists.
+test('a turn whose start snapshot came late (git slow to answer) says that what changed before it is not in its diff', async () => {
+  // A repository serve has not looked at yet, and a git first on serve's PATH that holds the look
+  // for a work tree while `hold` exists.
+  const repo = join(home.dir, 'late-repo');
+  gitRepo(repo);
   const hold = join(home.dir, 'hold-git');
   const held = join(home.dir, 'git-held');
   const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   const wrapper = join(home.dir, 'bin', 'git');
-  writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *write-tree*) [ -e '${hold}' ] && touch '${held}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *--is-inside-work-tree*) [ -e '${hold}' ] && touch '${held}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  const up = await home.rpc('workspace.up', { name: 'late', layout: 'even_h', panes: [{ name: 'slow', command: 'claude --work-ms 200', cwd: repo, focus: true, env: {} }] });
+  const slow = up.surfaces[0].surface_id;
+  await until(async () => (await home.rpc('surface.status', { surface_id: slow })).reason === 'declared' || null, 'the agent declares');
   writeFileSync(hold, '');
   try {
-    // The first agent's start tree is being written (held); the second's waits behind it.
-    expect(home.run(['send', String(first), 'permission first', '--submit', '--scope', 'all']).code).toBe(0);
-    await until(() => existsSync(held), 'the first start tree under way, held');
-    expect(home.run(['send', String(second), 'permission to wait\n@write late.txt late', '--submit', '--scope', 'all']).code).toBe(0);
-    const started = (await until(async () => (await turns(second)).find((t) => t.ended === null), 'the second turn begun')).started_at_ms;
-    // Late is a matter of time: the hold lasts past the second after that turn's start.
+    expect(home.run(['send', String(slow), 'permission to wait\n@write late.txt late', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(() => existsSync(held), 'serve looking for the work tree, held');
+    const started = (await until(async () => (await turns(slow)).find((t) => t.ended === null), 'the turn begun')).started_at_ms;
+    // Late is a matter of time: the hold lasts past the second after the turn's start.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 1500 - Date.now())));
   } finally {
     rmSync(hold, { force: true });
   }
   rmSync(wrapper);
-  for (const id of [first, second]) {
-    await until(async () => (await home.rpc('surface.status', { surface_id: id })).state === 'waiting_for_input' || null, 'the question');
-    expect(home.run(['answer', String(id), 'yes', '--scope', 'all']).code).toBe(0);
-  }
-  const late = await until(async () => (await turns(second)).find((t) => t.ended !== null && t.change?.end_commit), 'the late turn recorded');
+  await until(async () => (await home.rpc('surface.status', { surface_id: slow })).state === 'waiting_for_input' || null, 'the question');
+  expect(home.run(['answer', String(slow), 'yes', '--scope', 'all']).code).toBe(0);
+  const late = await until(async () => (await turns(slow)).find((t) => t.ended !== null && t.change?.end_commit), 'the late turn recorded');
   expect(late.change!.start_at_ms! - late.started_at_ms).toBeGreaterThan(1000);
-  await home.rpc('surface.focus', { surface_id: second });
   const { context, page } = await open({ viewport: { width: 1280, height: 800 } });
   try {
-    await page.locator(`.pane[data-surface="${second}"] header .turns-button`).click();
+    await page.locator(`.pane[data-surface="${slow}"] header .turns-button`).click();
     await page.locator(`.turns-panel .turn-row[data-turn="${late.turn}"]`).click();
     const note = page.locator('.turns-panel[data-view="turn"] .turns-note').first();
     await note.waitFor();

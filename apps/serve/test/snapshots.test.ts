@@ -449,6 +449,37 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     expect(git(repo, 'show', `${last.commit}:late.txt`)).toBe('after the third began');
   });
 
+  test('a turn that begins as the last one ended starts from that one’s end while it is not yet taken; an end never shares its own start', async () => {
+    const repo = init('sharing');
+    write(repo, 'a.txt', 'a\n');
+    // A git that holds every write-tree while `hold` exists, and says when one began.
+    const hold = join(dir, 'hold');
+    const began = join(dir, 'began');
+    const wrapper = join(dir, 'holding-git');
+    writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *write-tree*) touch '${began}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec git "$@"\n`, { mode: 0o755 });
+    writeFileSync(hold, '');
+    const holding = new Snapshots({ tempDir, log: () => undefined, git: wrapper });
+    const lastEnd = holding.treeNow(repo);
+    await until(() => existsSync(began), 'the last end under way');
+    // Under way, it is still the next start's; anyone else waits for a tree of their own.
+    expect(holding.treeNow(repo, { continuing: lastEnd })).toBe(lastEnd);
+    const start = holding.treeNow(repo);
+    expect(start).not.toBe(lastEnd);
+    const end = holding.treeNow(repo, { apartFrom: start });
+    expect(end).not.toBe(start);
+    // Anyone else shares the newest waiting tree.
+    expect(holding.treeNow(repo)).toBe(end);
+    write(repo, 'a.txt', 'edited\n');
+    rmSync(hold);
+    const trees = await Promise.all([lastEnd, start, end]);
+    expect(trees.map((t) => gitBytes(repo, ['show', `${t.tree}:a.txt`]).toString())).toEqual(['a\n', 'edited\n', 'edited\n']);
+    expect(trees[1].at_ms).toBeLessThanOrEqual(trees[2].at_ms);
+    // Once taken, a last end is not a start: what came after it would be lost.
+    const next = holding.treeNow(repo, { continuing: lastEnd });
+    expect(next).not.toBe(lastEnd);
+    await next;
+  });
+
   test('a git failure names the command and its error, and leaves no temporary index', async () => {
     const repo = init('failing');
     write(repo, 'a.txt', 'a\n');

@@ -42,6 +42,8 @@ interface Running {
   mark: Promise<TranscriptMark | null>;
   /** The transcript its hooks or session files name, as last seen. */
   transcript: string | null;
+  /** The tree its start snapshot is made of, once asked for (its end must be another). */
+  startTree: Promise<Tree> | null;
   /** The snapshots and reads of this turn, in order. */
   work: Promise<void>;
   saveTimer: NodeJS.Timeout | null;
@@ -64,6 +66,8 @@ export class TurnLedger {
   private readonly prompts = new Map<string, { text: string; source: PromptSource; atMs: number }>();
   /** serve's own last typing into each session (answer, key, send): what may end a wait. */
   private readonly actions = new Map<string, { by: Answerer; text: string | null; atMs: number }>();
+  /** Per session, the tree its last turn ended with: the next one starts from it while it is not yet taken. */
+  private readonly lastEndTree = new Map<string, Promise<Tree>>();
   /** Per `<session>:<turn>`, the work still to finish on an ended turn (its end snapshot, tokens). */
   private readonly settling = new Map<string, Promise<void>>();
 
@@ -143,6 +147,7 @@ export class TurnLedger {
   forget(session: string): void {
     this.prompts.delete(session);
     this.actions.delete(session);
+    this.lastEndTree.delete(session);
     const running = this.running.get(session);
     if (running) this.end(running, { status: 'idle', record: null, nowMs: Date.now() }, 'exited', null);
   }
@@ -245,7 +250,7 @@ export class TurnLedger {
       prompt,
     );
     const transcript = transcriptOf(view);
-    const running: Running = { open, agent: view.agent, change: null, mark: TranscriptMark.at(transcript), transcript, work: Promise.resolve(), saveTimer: null };
+    const running: Running = { open, agent: view.agent, change: null, mark: TranscriptMark.at(transcript), transcript, startTree: null, work: Promise.resolve(), saveTimer: null };
     this.running.set(view.session, running);
     this.save(running);
     this.publish('turn_started', this.recordOf(running));
@@ -261,7 +266,8 @@ export class TurnLedger {
       if (!repo) return;
       const ref = `${TURN_REFS}${record.session}/${record.turn}`;
       running.change = emptyChange(repo, ref);
-      const snapshot = await this.snapshots.take(repo, ref, `paneflow: turn ${record.turn} of ${label(record)}, at its start`, null);
+      running.startTree = this.snapshots.treeNow(repo, { continuing: this.lastEndTree.get(record.session) });
+      const snapshot = await this.snapshots.commit(repo, ref, `paneflow: turn ${record.turn} of ${label(record)}, at its start`, null, await running.startTree);
       running.change = { ...running.change, start_commit: snapshot.commit, start_at_ms: snapshot.at_ms, skipped: snapshot.skipped };
     } catch (error) {
       running.change = running.change ? { ...running.change, error: (error as Error).message } : null;
@@ -279,8 +285,10 @@ export class TurnLedger {
     const runtime = record.runtime_id ? this.ctx.catalog.bySlug.get(record.runtime_id) : undefined;
     // The end's tree is asked for now, so it is taken before any tree a later turn asks for.
     const repo = running.change?.repo;
-    const endTree = repo && ending !== 'interrupted' ? this.snapshots.treeNow(repo) : null;
+    const endTree = repo && ending !== 'interrupted' ? this.snapshots.treeNow(repo, { apartFrom: running.startTree }) : null;
     endTree?.catch(() => undefined);
+    if (endTree) this.lastEndTree.set(record.session, endTree);
+    else this.lastEndTree.delete(record.session);
     const settle = running.work
       .then(() => this.endSnapshot(running, record, endTree))
       .then(async () => {
@@ -329,7 +337,7 @@ export class TurnLedger {
       // The phase the record was last saved in: this reduction then opens a question it never
       // saved, or closes one that was answered while serve was away, as any step does.
       const phase = last.questions.at(-1)?.answered_at_ms === null ? 'waiting' : 'working';
-      const running: Running = { open: { record: last, phase, phaseSinceMs: nowMs }, agent: view.agent, change: last.change, mark: Promise.resolve(null), transcript: transcriptOf(view), work: Promise.resolve(), saveTimer: null };
+      const running: Running = { open: { record: last, phase, phaseSinceMs: nowMs }, agent: view.agent, change: last.change, mark: Promise.resolve(null), transcript: transcriptOf(view), startTree: null, work: Promise.resolve(), saveTimer: null };
       this.running.set(view.session, running);
       // Serve was killed before its start snapshot was taken: the turn's start is the earliest one left.
       if (!last.change?.start_commit && !last.change?.error) running.work = this.startSnapshot(running, view.foregroundCwd ?? view.cwd);

@@ -65,6 +65,8 @@ export class Snapshots {
   private readonly workTrees = new Map<string, { top: Promise<string | null>; atMs: number }>();
   /** Per repository, a tree asked for that has not begun: whoever asks meanwhile shares it. */
   private readonly waitingTrees = new Map<string, Promise<Tree>>();
+  /** The trees asked for and not yet taken (waiting or under way). */
+  private readonly pendingTrees = new Set<Promise<Tree>>();
 
   constructor(options: SnapshotsOptions) {
     this.tempDir = options.tempDir;
@@ -131,15 +133,20 @@ export class Snapshots {
    * The working tree as a tree, taken after every tree asked for before it (one at a time per
    * repository). Asks that come while one waits its turn share it: both want the tree as it is
    * after everything before them, so turns that come faster than git can snapshot cost one tree
-   * each wait, not one each.
+   * each wait, not one each — except `apartFrom`, the start of the turn whose end asks: an end is
+   * never its own start. `continuing`, the last turn's end, is taken as it is while not yet taken,
+   * even under way: a turn that begins as the last one ended starts from that one's end.
    */
-  treeNow(repo: string): Promise<Tree> {
+  treeNow(repo: string, options: { continuing?: Promise<Tree> | null; apartFrom?: Promise<Tree> | null } = {}): Promise<Tree> {
+    if (options.continuing && this.pendingTrees.has(options.continuing)) return options.continuing;
     const waiting = this.waitingTrees.get(repo);
-    if (waiting) return waiting;
-    const tree = this.queued(repo, () => {
+    if (waiting && waiting !== options.apartFrom) return waiting;
+    const tree: Promise<Tree> = this.queued(repo, () => {
       if (this.waitingTrees.get(repo) === tree) this.waitingTrees.delete(repo);
       return this.writeTree(repo);
     });
+    this.pendingTrees.add(tree);
+    void tree.catch(() => undefined).finally(() => this.pendingTrees.delete(tree));
     this.waitingTrees.set(repo, tree);
     // A failed tree stops being shared with its failure as soon as it settles.
     void tree.catch(() => undefined).finally(() => this.waitingTrees.get(repo) === tree && this.waitingTrees.delete(repo));
