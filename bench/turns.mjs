@@ -71,6 +71,18 @@ try {
     execFileSync('sync'); // else the checkout's writeback competes with what is timed
     cold.push(await timed(() => snapshots.take(repo, 'refs/paneflow/turns/bench/0', 'cold', null)));
   }
+  // A checkout's files and index are written in the same second: git trusts none of their stat
+  // data (its racy-index rule) and hashes every file again, for `git stash create` and snapshots
+  // alike, until a command rewrites the index later. The racy rows time that; the warm rows a
+  // repository used since, whose index a `git status` a second later has rewritten.
+  const racy = [];
+  const racyStashes = [];
+  for (let run = 0; run < RUNS; run++) {
+    racy.push(await timed(() => snapshots.take(repo, 'refs/paneflow/turns/bench/racy', 'racy', null)));
+    racyStashes.push(await timed(async () => git(repo, 'stash', 'create')));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  git(repo, 'status', '--porcelain');
   // git runs in child processes: the event loop should stay free while snapshots run.
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
@@ -99,6 +111,8 @@ try {
   const stash = median(stashes);
   const figures = {
     'take(), cold: first snapshot of a checkout': median(cold),
+    'take(), racy: index written with the files': median(racy),
+    'git stash create, racy': median(racyStashes),
     'take(), warm: later snapshots': median(warm),
     'tree(), warm': median(trees),
     [`summary(), HEAD → snapshot (${changed} files)`]: median(summaries),
