@@ -2,7 +2,7 @@
 // typed into with send-keys, read back with capture-pane, against a real instance whose fixture
 // agent edits files of a real git repository in its turns.
 import type { TurnRecord } from '@paneflow/protocol';
-import { CLI, gitRepo, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, gitRepo, makeHome, Tmux, turnThatEdits, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -84,7 +84,7 @@ test('attaching counts as the person looking: the digest starts from then', asyn
 });
 
 test("prefix t lists the pane's turns coloured by their ending, follows a new one, and opens git's diff: coloured, controls as text, paged, --stat; q goes back, Esc closes", async () => {
-  await turn('coder', '@write src/app.js console.log("\\x1b[31mred\\x1b[0m")\n@append README more', 1);
+  await turnThatEdits(home.rpc, ids.coder, 'permission to edit\n@write src/app.js console.log("\\x1b[31mred\\x1b[0m")\n@append README more');
   const { window, written } = attach();
   await screen(window, (l) => /─ \d+ coder/.test(text(l)), 'attached');
   await screen(window, (l) => l.at(-1)!.includes('C-b t turns'), 'the key in the hints');
@@ -93,7 +93,7 @@ test("prefix t lists the pane's turns coloured by their ending, follows a new on
   const list = await screen(window, (l) => text(l).includes('Turns of coder, newest first') && /▸ #1 +\S+ +finished +2 files \+2 -0/.test(text(l)), 'the list');
   expect(list.at(-1)).toContain('TURNS');
   const listed = await screen(window, (l) => GREEN.test(lineWith(l, '#1 ')), 'the finished turn in green', true);
-  expect(plain(lineWith(listed, '#1 '))).toContain('@write src/app.js');
+  expect(plain(lineWith(listed, '#1 '))).toContain('permission to edit');
 
   window.keys('Enter');
   const diff = await screen(window, (l) => text(l).includes('+more'), 'the diff');
@@ -110,7 +110,7 @@ test("prefix t lists the pane's turns coloured by their ending, follows a new on
 
   // A turn that starts and ends while the list is open comes into it; the selection stays on its turn.
   const lines = Array.from({ length: 80 }, (_, i) => `line-${String(i + 1).padStart(2, '0')}`);
-  await turn('coder', `@write notes.txt ${lines.join('\\x0a')}`, 2);
+  await turnThatEdits(home.rpc, ids.coder, `permission for notes\n@write notes.txt ${lines.join('\\x0a')}`);
   await screen(window, (l) => / {2}#2 +\S+ +finished +1 file \+80 -0/.test(text(l)) && /▸ #1 /.test(text(l)), 'the new turn listed');
   window.type('k');
   await screen(window, (l) => /▸ #2 /.test(text(l)), 'the new turn selected');
@@ -137,7 +137,7 @@ test("prefix t lists the pane's turns coloured by their ending, follows a new on
   window.keys('Escape');
   await screen(window, (l) => !text(l).includes('Turns of coder') && l.at(-1)!.includes('C-b ? help'), 'Esc closes the overlay');
   // The pane under it is drawn again: the agent's own screen.
-  await screen(window, (l) => text(l).includes('done: @write notes.txt'), "the agent's screen");
+  await screen(window, (l) => text(l).includes('done: permission for notes'), "the agent's screen");
 }, 120_000);
 
 test('the list opens on the newest turn; a pane without turns says so; a pane outside git shows serve’s refusal; a narrow terminal cuts every line; the help names the key', async () => {

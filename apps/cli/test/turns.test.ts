@@ -3,7 +3,7 @@
 // pipe), `paneflow digest` says what happened since the person last looked, and `turns prune`
 // removes the records and their refs. A real instance, the fixture agent as `claude`, a real git repository.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, makeHome, until, type Git, type Home } from '@paneflow/testing';
+import { gitRepo, makeHome, turnThatEdits, until, type Git, type Home } from '@paneflow/testing';
 import { join } from 'node:path';
 
 let home: Home;
@@ -19,8 +19,7 @@ beforeAll(async () => {
   expect(home.run(['start']).code).toBe(0);
   surface = (await home.rpc('workspace.up', { name: 'ledger', layout: 'even_h', panes: [{ name: 'coder', cwd: repo, command: 'claude', focus: true, env: {} }] })).surfaces[0].surface_id;
   await until(() => home.run(['status', 'coder', '--json', '--scope', 'all']).json<{ reason: string }>().reason === 'declared', 'the agent declares');
-  expect(home.run(['send', 'coder', '@write src/app.js console.log("\\x1b[31mred\\x1b[0m")\n@append README more', '--submit', '--scope', 'all']).code).toBe(0);
-  await until(() => turns('coder', '--scope', 'all').find((t) => t.ended !== null && t.change?.end_commit), 'the first turn ends with its end snapshot');
+  await turnThatEdits(home.rpc, surface, 'permission to edit\n@write src/app.js console.log("\\x1b[31mred\\x1b[0m")\n@append README more');
 }, 60_000);
 afterAll(() => home?.cleanup());
 
@@ -30,7 +29,7 @@ test('turns lists each turn as a table and as JSON; --since and --limit narrow i
   const table = home.run(['turns', 'coder', '--scope', 'all']);
   expect(table.code).toBe(0);
   expect(table.stdout).toMatch(/^ID\s+TURN\s+STARTED\s+TOOK\s+ENDED\s+CHANGE\s+TOKENS\s+PROMPT$/m);
-  expect(table.stdout).toMatch(new RegExp(`^${surface}\\s+#1\\s+\\d\\d:\\d\\d\\s+\\S+\\s+finished\\s+2 files \\+2 -0\\s+.*in · .*out.*@write src/app.js`, 'm'));
+  expect(table.stdout).toMatch(new RegExp(`^${surface}\\s+#1\\s+\\d\\d:\\d\\d\\s+\\S+\\s+finished\\s+2 files \\+2 -0\\s+.*in · .*out.*permission to edit`, 'm'));
   expect(turns('--since', '1s').length).toBeLessThanOrEqual(1);
   expect(home.run(['turns', '--since', 'yesterday']).code).toBe(2);
   expect(home.run(['turns', '--limit', '0']).code).toBe(2);
@@ -56,8 +55,7 @@ test('diff prints git’s diff plain to a pipe, and coloured with every control 
 test('digest says what happened since the person last looked; prune removes the records and refs', async () => {
   await home.rpc('fleet.looked', {});
   expect(home.run(['digest']).stdout).toMatch(/nothing happened/);
-  expect(home.run(['send', 'coder', '@delete README', '--submit', '--scope', 'all']).code).toBe(0);
-  await until(() => turns('coder', '--scope', 'all').find((t) => t.turn === 2 && t.change?.end_commit), 'the second turn ends');
+  await turnThatEdits(home.rpc, surface, 'permission to delete\n@delete README');
   const digest = home.run(['digest']);
   expect(digest.stdout).toMatch(/\(when you last looked\)/);
   expect(digest.stdout).toMatch(new RegExp(`^${surface}\\s+coder\\s+claude-code\\s+1 turn, 1 finished · 1 file \\+0 -2`, 'm'));

@@ -4,7 +4,7 @@
 // the list following new turns, and the digest of what happened while you were away (first on a
 // phone), which the page reads before it marks that you looked.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, makeHome, until, type Home } from '@paneflow/testing';
+import { gitRepo, makeHome, turnThatEdits, until, type Home } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,10 +33,7 @@ beforeAll(async () => {
   agent = up.surfaces[0].surface_id;
   await until(async () => (await home.rpc('surface.status', { surface_id: agent })).reason === 'declared' || null, 'the agent declares');
   // A turn behind a permission question, answered from the inbox, that edits three files (one holds an ESC, one is binary).
-  expect(home.run(['send', String(agent), 'permission to edit\n@write src/app.js console.log("\\x1b[31mred")\n@write notes.md one\n@bytes img.bin', '--submit', '--scope', 'all']).code).toBe(0);
-  await until(async () => (await home.rpc('surface.status', { surface_id: agent })).state === 'waiting_for_input' || null, 'the question');
-  expect(home.run(['answer', String(agent), 'yes', '--scope', 'all']).code).toBe(0);
-  await until(async () => (await turns(agent)).find((t) => t.turn === 1 && t.change?.end_commit), 'the first turn recorded');
+  await turnThatEdits(home.rpc, agent, 'permission to edit\n@write src/app.js console.log("\\x1b[31mred")\n@write notes.md one\n@bytes img.bin');
 }, 90_000);
 afterEach(() => {
   expect(face.errors.splice(0)).toEqual([]);
@@ -91,7 +88,7 @@ test('at a desktop’s size: the digest in the sidebar, a pane’s turns, and a 
     // Back to the list, which gains the next turn as it ends.
     await opened.locator('.turns-back').click();
     await panel.waitFor();
-    await turn(agent, '@append notes.md two');
+    await turnThatEdits(home.rpc, agent, 'permission to append\n@append notes.md two');
     await panel.locator('.turn-row[data-turn="2"]').waitFor();
     expect(await panel.locator('.turn-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.turn))).toEqual(['2', '1']);
     expect(await panel.locator('.turn-row[data-turn="2"] .change').textContent()).toBe('1 file +1 -0');
@@ -167,14 +164,14 @@ test('a turn whose start snapshot came late (git slow to answer) says that what 
 
 test('at a phone’s size: the digest comes first, a tap opens the agent’s turns full-screen, a turn its diff; the bar opens them too', async () => {
   // The desktop's page marked that you looked: the digest now holds only what came after.
-  const phoneTurn = await turn(agent, '@write phone.txt from the phone');
+  const phoneTurn = await turnThatEdits(home.rpc, agent, 'permission to write from the phone\n@write phone.txt from the phone');
   const { context, page } = await open({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   try {
     const home_ = page.locator('.phone-home');
     expect(await home_.evaluate((node) => node.firstElementChild?.className)).toBe('phone-digest');
     const row = page.locator(`.phone-digest .digest-row[data-surface="${agent}"]`);
     expect(await row.locator('.what').textContent()).toMatch(/^1 turn, 1 finished · 1 file \+1 -0/);
-    expect(await row.locator('.prompt').textContent()).toBe('@write phone.txt from the phone');
+    expect(await row.locator('.prompt').textContent()).toBe('permission to write from the phone');
     await shot(page, 'phone-digest');
 
     await row.tap();

@@ -1,6 +1,6 @@
 import { connectHost } from '@paneflow/instance';
 import { TurnRecord, validate } from '@paneflow/protocol';
-import { until } from '@paneflow/testing';
+import { turnThatEdits, until } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,6 +77,8 @@ test('a turn behind a permission question: its prompt, the question answered by 
   expect(validate(TurnRecord, started.turn)).toBeNull();
   expect(started.turn).toMatchObject({ turn: 1, session, surface_id: surface, pane_name: 'editor', runtime_id: 'claude-code', ended: null, prompt: { text: prompt, source: 'send' } });
   const waiting = await events.next(waitingAt(surface));
+  // Answered once the start snapshot is taken: the edits come after it on any machine.
+  await until(async () => (await pf.call('turn.list', { session })).turns.find((t) => t.change?.start_commit), 'the start snapshot');
   await pf.call('surface.answer', { surface_id: surface, answer: 'yes', state_seq: waiting.state_seq as number });
   const ended = (await events.next(turnEnded(surface))).turn as TurnRecord;
 
@@ -290,8 +292,7 @@ test('the digest says per agent what its turns did since the person last looked,
   const repo = userRepo('digest');
   const { events, surface } = await agentIn(repo, 'digester');
   const { looked_at_ms } = await pf.call('fleet.looked', {});
-  await pf.call('surface.send_text', { surface_id: surface, text: '@write d.txt one\n@write e.txt two', submit: true });
-  await events.next(turnEnded(surface));
+  await turnThatEdits(pf.call, surface, 'permission to write\n@write d.txt one\n@write e.txt two');
   const mark = events.mark;
   await pf.call('surface.send_text', { surface_id: surface, text: 'permission to go on', submit: true });
   await events.next(waitingAt(surface), mark);

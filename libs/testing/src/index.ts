@@ -1,6 +1,6 @@
 import { LockFile, resolveEndpoints } from '@paneflow/instance';
 import { isSameProcess, processStartTime, readProcFile, readProcStat } from '@paneflow/proc';
-import type { MethodName, ParamsOf, PublicMethods, ResultOf } from '@paneflow/protocol';
+import type { MethodName, ParamsOf, PublicMethods, ResultOf, TurnRecord } from '@paneflow/protocol';
 import { call } from '@paneflow/rpc';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -220,4 +220,26 @@ export async function until<T>(probe: () => T | null | undefined | false | Promi
     if (Date.now() > deadline) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A request to serve's public socket, whichever way a test makes it (`home.rpc`, an instance's `call`). */
+type Call = <M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>) => Promise<ResultOf<PublicMethods, M>>;
+
+/**
+ * A turn of the fixture agent whose edits come after serve has taken the turn's start snapshot,
+ * on any machine however loaded: the prompt's first line asks for permission (so it holds
+ * `permission`), and it is answered yes once the running turn has its start snapshot. Returns
+ * the turn's record once it has ended with its end snapshot.
+ */
+export async function turnThatEdits(call: Call, surfaceId: number, prompt: string): Promise<TurnRecord> {
+  if (!prompt.split('\n')[0].includes('permission')) throw new Error(`turnThatEdits: the prompt's first line must ask for permission: ${prompt}`);
+  const before = (await call('turn.list', { surface_id: surfaceId })).turns.at(-1)?.turn ?? 0;
+  await call('surface.send_text', { surface_id: surfaceId, text: prompt, submit: true, scope: 'all' });
+  await until(async () => (await call('turn.list', { surface_id: surfaceId })).turns.find((t) => t.turn > before && t.change?.start_commit), 'the turn has its start snapshot');
+  const waiting = await until(async () => {
+    const status = await call('surface.status', { surface_id: surfaceId });
+    return status.state === 'waiting_for_input' ? status : null;
+  }, 'the permission question');
+  await call('surface.answer', { surface_id: surfaceId, answer: 'yes', state_seq: waiting.state_seq, scope: 'all' });
+  return until(async () => (await call('turn.list', { surface_id: surfaceId })).turns.find((t) => t.turn > before && t.ended !== null && t.change?.end_commit), 'the turn ended with its end snapshot');
 }
