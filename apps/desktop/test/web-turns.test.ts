@@ -4,9 +4,8 @@
 // the list following new turns, and the digest of what happened while you were away (first on a
 // phone), which the page reads before it marks that you looked.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, makeHome, turnThatEdits, until, type Home } from '@paneflow/testing';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { gitRepo, holdingGit, makeHome, turnThatEdits, until, type Home } from '@paneflow/testing';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { shot, startWebFace, type WebFace } from './harness';
@@ -122,29 +121,25 @@ test('a turn outside git shows its record and says why there is no diff', async 
 }, 60_000);
 
 test('a turn whose start snapshot came late (git slow to answer) says that what changed before it is not in its diff', async () => {
-  // A repository serve has not looked at yet, and a git first on serve's PATH that holds the look
-  // for a work tree while `hold` exists.
+  // A repository serve has not looked at yet, and a git first on serve's PATH that can hold the
+  // look for a work tree.
   const repo = join(home.dir, 'late-repo');
   gitRepo(repo);
-  const hold = join(home.dir, 'hold-git');
-  const held = join(home.dir, 'git-held');
-  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const wrapper = join(home.dir, 'bin', 'git');
-  writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *--is-inside-work-tree*) [ -e '${hold}' ] && touch '${held}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  const git = holdingGit(join(home.dir, 'bin', 'git'), '--is-inside-work-tree');
   const up = await home.rpc('workspace.up', { name: 'late', layout: 'even_h', panes: [{ name: 'slow', command: 'claude --work-ms 200', cwd: repo, focus: true, env: {} }] });
   const slow = up.surfaces[0].surface_id;
   await until(async () => (await home.rpc('surface.status', { surface_id: slow })).reason === 'declared' || null, 'the agent declares');
-  writeFileSync(hold, '');
+  git.hold();
   try {
     expect(home.run(['send', String(slow), 'permission to wait\n@write late.txt late', '--submit', '--scope', 'all']).code).toBe(0);
-    await until(() => existsSync(held), 'serve looking for the work tree, held');
+    await until(() => git.began(), 'serve looking for the work tree, held');
     const started = (await until(async () => (await turns(slow)).find((t) => t.ended === null), 'the turn begun')).started_at_ms;
     // Late is a matter of time: the hold lasts past the second after the turn's start.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 1500 - Date.now())));
   } finally {
-    rmSync(hold, { force: true });
+    git.release();
   }
-  rmSync(wrapper);
+  git.remove();
   await until(async () => (await home.rpc('surface.status', { surface_id: slow })).state === 'waiting_for_input' || null, 'the question');
   expect(home.run(['answer', String(slow), 'yes', '--scope', 'all']).code).toBe(0);
   const late = await until(async () => (await turns(slow)).find((t) => t.ended !== null && t.change?.end_commit), 'the late turn recorded');

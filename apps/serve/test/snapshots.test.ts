@@ -22,7 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Snapshots } from '../src/turns/snapshots';
-import { until } from '@paneflow/testing';
+import { holdingGit, until } from '@paneflow/testing';
 
 // Neither the developer's git config nor an identity reaches these repositories: snapshots need none.
 const ISOLATED = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -452,15 +452,11 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
   test('a turn that begins as the last one ended starts from that one’s end while it is not yet taken; an end never shares its own start', async () => {
     const repo = init('sharing');
     write(repo, 'a.txt', 'a\n');
-    // A git that holds every write-tree while `hold` exists, and says when one began.
-    const hold = join(dir, 'hold');
-    const began = join(dir, 'began');
-    const wrapper = join(dir, 'holding-git');
-    writeFileSync(wrapper, `#!/bin/sh\ncase "$*" in *write-tree*) touch '${began}'; while [ -e '${hold}' ]; do sleep 0.05; done;; esac\nexec git "$@"\n`, { mode: 0o755 });
-    writeFileSync(hold, '');
-    const holding = new Snapshots({ tempDir, log: () => undefined, git: wrapper });
+    const git = holdingGit(join(dir, 'holding-git'), 'write-tree');
+    git.hold();
+    const holding = new Snapshots({ tempDir, log: () => undefined, git: join(dir, 'holding-git') });
     const lastEnd = holding.treeNow(repo);
-    await until(() => existsSync(began), 'the last end under way');
+    await until(() => git.began(), 'the last end under way');
     // Under way, it is still the next start's; anyone else waits for a tree of their own.
     expect(holding.treeNow(repo, { continuing: lastEnd })).toBe(lastEnd);
     const start = holding.treeNow(repo);
@@ -470,7 +466,7 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     // Anyone else shares the newest waiting tree.
     expect(holding.treeNow(repo)).toBe(end);
     write(repo, 'a.txt', 'edited\n');
-    rmSync(hold);
+    git.release();
     const trees = await Promise.all([lastEnd, start, end]);
     expect(trees.map((t) => gitBytes(repo, ['show', `${t.tree}:a.txt`]).toString())).toEqual(['a\n', 'edited\n', 'edited\n']);
     expect(trees[1].at_ms).toBeLessThanOrEqual(trees[2].at_ms);

@@ -1,8 +1,8 @@
 import { connectHost } from '@paneflow/instance';
 import { TurnRecord, validate } from '@paneflow/protocol';
-import { turnThatEdits, until } from '@paneflow/testing';
+import { holdingGit, turnThatEdits, until } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, serveCli, startInstance, waitUntilGone, type Frame, type Instance } from './helpers';
 
@@ -171,26 +171,16 @@ async function restartServe() {
   pf.servePid = JSON.parse(restarted.stdout).pid;
 }
 
-/**
- * A `git` first on serve's PATH that holds every `write-tree` while `hold` exists: serve's
- * snapshot is under way, and not yet taken, for as long as a test wants.
- */
-function holdingGit(): { hold: string; release: () => void; remove: () => void } {
-  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const hold = join(pf.dir, 'hold-write-tree');
-  const wrapper = join(pf.dir, 'bin', 'git');
-  writeFileSync(wrapper, `#!/bin/sh\nfor arg in "$@"; do [ "$arg" = write-tree ] && while [ -e '${hold}' ]; do sleep 0.05; done; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
-  writeFileSync(hold, '');
-  return { hold, release: () => rmSync(hold, { force: true }), remove: () => rmSync(wrapper, { force: true }) };
-}
-
 test('kill -9 of serve mid-turn: the new serve goes on with the same turn, taking the start snapshot the old one had not; kill -9 of the host mid-turn: interrupted, its start snapshot kept and diffed against the working tree', async () => {
   const repo = userRepo('crash');
   const { events, surface, session } = await agentIn(repo, 'crasher');
-  const git = holdingGit();
+  // First on serve's PATH: serve's start snapshot stays under way, not yet taken, while held.
+  const git = holdingGit(join(pf.dir, 'bin', 'git'), 'write-tree');
+  git.hold();
   try {
     await pf.call('surface.send_text', { surface_id: surface, text: 'permission first\n@write later.txt written after the answer', submit: true });
     const waiting = await events.next(waitingAt(surface));
+    await until(() => git.began(), 'the start tree under way, held');
     // Serve dies while git writes the turn's start tree: its record on disk has no start snapshot.
     const held = (await pf.call('turn.list', { session })).turns;
     expect(held.map((t) => [t.turn, t.ended, t.change?.start_commit ?? null])).toEqual([[1, null, null]]);

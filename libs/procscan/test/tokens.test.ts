@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import texts from 'virtual:paneflow-runtimes';
-import { CatalogError, costOf, parseCatalog, parsePrices, priceTable, runtimeCatalog, turnTokens, type PriceEntry, type TurnTokens } from '../src';
+import { CatalogError, costOf, parseCatalog, parsePrices, priceTable, runtimeCatalog, turnTokens, type PriceEntry, type TranscriptTokens } from '../src';
 
 // Real files, trimmed and anonymised (libs/procscan/README.md, "Token usage", says how they were made).
 const claude = readFileSync(join(__dirname, 'samples/claude-transcript.jsonl'), 'utf8');
@@ -222,7 +222,7 @@ describe('costOf', () => {
     { model: 'alpha', input: 1, output: 10, cache_read: 0.1, cache_write: 1.25, source: 'https://example.com/alpha', as_of: '2026-12-04' },
     { model: 'alpha-2', input: 2, output: 20, cache_read: 0.2, cache_write: 2.5, source: 'https://example.com/alpha-2', as_of: '2026-12-04' },
   ];
-  const tokens = (by_model: Record<string, TurnTokens['by_model'][string]>): TurnTokens => {
+  const tokens = (by_model: Record<string, TranscriptTokens['by_model'][string]>): TranscriptTokens => {
     const sum = Object.values(by_model).reduce((s, c) => ({ input: s.input + c.input, output: s.output + c.output, cache_read: s.cache_read + c.cache_read, cache_creation: s.cache_creation + c.cache_creation }), {
       input: 0,
       output: 0,

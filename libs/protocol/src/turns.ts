@@ -16,11 +16,10 @@ import { BlockedKind, nullable, SurfaceId, TimeMs, Uuid } from './wire';
  */
 export const TurnEnding = Type.Union([Type.Literal('finished'), Type.Literal('idle'), Type.Literal('error'), Type.Literal('exited'), Type.Literal('interrupted')]);
 export type TurnEnding = Static<typeof TurnEnding>;
-export const TURN_ENDINGS = ['finished', 'idle', 'error', 'exited', 'interrupted'] as const satisfies readonly TurnEnding[];
 
 /**
- * Who answered a question: serve's own verbs (`answer`, `key`, `send`), a person at a face
- * (`desktop`, `web`, `attach`, the host's client that typed), or `rule` (an answer rule).
+ * Who answered a question: serve's own verbs (`answer`, `key`, `send`), or a person at a face
+ * (`desktop`, `web`, `attach`, the host's client that typed).
  */
 export const Answerer = Type.Union([
   Type.Literal('answer'),
@@ -29,12 +28,11 @@ export const Answerer = Type.Union([
   Type.Literal('desktop'),
   Type.Literal('web'),
   Type.Literal('attach'),
-  Type.Literal('rule'),
 ]);
 export type Answerer = Static<typeof Answerer>;
 
-/** Where the prompt that began a turn came from. */
-export const PromptSource = Type.Union([Type.Literal('hook'), Type.Literal('send'), Type.Literal('answer')]);
+/** Where the prompt that began a turn came from: the agent's hook, or the text of the submit that began it. */
+export const PromptSource = Type.Union([Type.Literal('hook'), Type.Literal('send')]);
 export type PromptSource = Static<typeof PromptSource>;
 
 /** One wait for the person inside a turn: what was declared, and how it ended. */
@@ -103,12 +101,14 @@ export const TurnChange = Type.Object({
 });
 export type TurnChange = Static<typeof TurnChange>;
 
+/** Tokens by how they are billed: `input` is the uncached part, `cache_creation` what was written to the cache. */
 export const TokenCounts = Type.Object({
   input: Type.Integer({ minimum: 0 }),
   output: Type.Integer({ minimum: 0 }),
   cache_read: Type.Integer({ minimum: 0 }),
   cache_creation: Type.Integer({ minimum: 0 }),
 });
+export type TokenCounts = Static<typeof TokenCounts>;
 
 /** A turn's tokens, as the runtime's own transcript says; a cost only where the price table knows every model. */
 export const TurnTokens = Type.Object({

@@ -6,7 +6,6 @@
  */
 
 import {
-  statusInTurn,
   TURN_MESSAGES_KEPT,
   TURN_QUESTIONS_KEPT,
   TURN_TEXT_BYTES,
@@ -44,13 +43,6 @@ export type Answer = { by: Answerer; text: string | null } | null;
 export function clipText(text: string): string {
   const cut = cutUtf8(text, TURN_TEXT_BYTES - 3);
   return cut.length < text.length ? `${cut}…` : text;
-}
-
-/** Whether a change of status begins a turn, ends one, or neither. */
-export function turnBoundary(before: ReducedStatus, after: ReducedStatus): 'start' | 'end' | null {
-  if (!statusInTurn(before) && statusInTurn(after)) return 'start';
-  if (statusInTurn(before) && !statusInTurn(after)) return 'end';
-  return null;
 }
 
 export function startTurn(origin: TurnOrigin, step: TurnStep, prompt: { text: string; source: PromptSource } | null): OpenTurn {

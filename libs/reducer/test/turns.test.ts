@@ -1,5 +1,5 @@
-import { TURN_MESSAGES_KEPT, TURN_TEXT_BYTES, type DeclaredStatus as Declared, type ReducedStatus } from '@paneflow/protocol';
-import { advanceTurn, clipText, endTurn, interruptTurn, startTurn, turnBoundary, turnEnding, type OpenTurn, type TurnOrigin } from '../src';
+import { statusInTurn, TURN_MESSAGES_KEPT, TURN_TEXT_BYTES, type DeclaredStatus as Declared, type ReducedStatus } from '@paneflow/protocol';
+import { advanceTurn, clipText, endTurn, interruptTurn, startTurn, turnEnding, type OpenTurn, type TurnOrigin } from '../src';
 
 const T0 = 1_767_225_600_000;
 const origin: TurnOrigin = {
@@ -15,15 +15,9 @@ const origin: TurnOrigin = {
 const record = (state: Declared['state'], extra: Partial<Declared> = {}): Declared => ({ state, kind: null, progress: null, id: null, app: 'claude-code', title: null, message: null, ...extra });
 const step = (status: ReducedStatus, declared: Declared | null, atMs: number) => ({ status, record: declared, nowMs: T0 + atMs });
 
-test('a turn begins entering busy or attention and ends leaving them, and nothing else is a boundary', () => {
-  expect(turnBoundary('idle', 'busy')).toBe('start');
-  expect(turnBoundary('idle', 'attention')).toBe('start');
-  expect(turnBoundary('errored', 'busy')).toBe('start');
-  expect(turnBoundary('busy', 'idle')).toBe('end');
-  expect(turnBoundary('attention', 'errored')).toBe('end');
-  expect(turnBoundary('busy', 'attention')).toBeNull();
-  expect(turnBoundary('attention', 'busy')).toBeNull();
-  expect(turnBoundary('idle', 'errored')).toBeNull();
+test('a turn is busy or attention: it begins entering them and ends leaving them, and a wait inside it is no boundary', () => {
+  const statuses: ReducedStatus[] = ['idle', 'busy', 'attention', 'errored'];
+  expect(statuses.filter(statusInTurn)).toEqual(['busy', 'attention']);
 });
 
 test('a turn with a permission question times its work and its wait apart, and keeps who answered and what', () => {

@@ -81,6 +81,34 @@ export function fileLineText(text: string): string {
 
 export type DiffLineKind = 'file' | 'hunk' | 'add' | 'remove' | 'meta' | 'context';
 
+/** A colour as the terminal faces give it: a palette colour (0–7; null, the default) and bold or dim. */
+export interface Tone {
+  color: number | null;
+  bold?: true;
+  dim?: true;
+}
+
+/** How `paneflow turns` and attach's list colour a turn by how it ended (`endingText`). */
+export const ENDING_TONES: Record<string, Tone> = {
+  finished: { color: 2 },
+  error: { color: 1, bold: true },
+  exited: { color: 1 },
+  interrupted: { color: 5 },
+  idle: { color: null, dim: true },
+  running: { color: 6, bold: true },
+  waiting: { color: 3, bold: true },
+};
+
+/** How `paneflow diff` and attach's pager colour a line of git's diff. */
+export const DIFF_TONES: Record<DiffLineKind, Tone> = {
+  file: { color: null, bold: true },
+  meta: { color: null, bold: true },
+  hunk: { color: 6 },
+  add: { color: 2 },
+  remove: { color: 1 },
+  context: { color: null },
+};
+
 export interface DiffLine {
   kind: DiffLineKind;
   text: string;

@@ -3,7 +3,7 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import type { TurnRecord } from '@paneflow/protocol/turns';
 import { Attr, DEFAULT_STYLE, writeText, type Grid, type KeyEvent, type Rect, type Style } from '@paneflow/screen';
-import { changeText, diffLines, endingText, fileLineText, turnLine, type DiffLine, type DiffLineKind } from '@paneflow/view';
+import { changeText, DIFF_TONES, diffLines, ENDING_TONES, endingText, fileLineText, turnLine, type DiffLine, type Tone } from '@paneflow/view';
 import { style, type Mode, type Overlay } from './frame';
 
 /** What the turn ledger reaches of the face it runs in (`AttachClient`). */
@@ -13,17 +13,8 @@ export interface LedgerFace {
   invalidate(): void;
 }
 
-/** The colours `paneflow turns` gives an ending, and `paneflow diff` a line of git's diff. */
-const ENDING: Record<string, Style> = {
-  finished: style(2),
-  error: style(1, Attr.bold),
-  exited: style(1),
-  interrupted: style(5),
-  idle: style(null, Attr.dim),
-  running: style(6, Attr.bold),
-  waiting: style(3, Attr.bold),
-};
-const DIFF: Record<DiffLineKind, Style> = { file: style(null, Attr.bold), meta: style(null, Attr.bold), hunk: style(6), add: style(2), remove: style(1), context: DEFAULT_STYLE };
+/** A tone of libs/view (the colours `paneflow turns` and `paneflow diff` use) as a cell style. */
+const styleOf = (tone: Tone) => style(tone.color, (tone.bold ? Attr.bold : 0) | (tone.dim ? Attr.dim : 0));
 const HEADING = style(null, Attr.bold);
 const DIM = style(null, Attr.dim);
 const REFUSED = style(1, Attr.bold);
@@ -158,7 +149,7 @@ export class TurnLedger implements Overlay {
     const nowMs = Date.now();
     this.turns.slice(this.top, this.top + this.rows).forEach((record, i) => {
       const chosen = this.top + i === this.selected;
-      const ending = ENDING[endingText(record)] ?? DEFAULT_STYLE;
+      const ending = styleOf(ENDING_TONES[endingText(record)]);
       const lineStyle = chosen ? { ...ending, attrs: ending.attrs | Attr.inverse } : ending;
       if (chosen) grid.fill({ x: area.x, y: area.y + 1 + i, width: area.width, height: 1 }, lineStyle);
       line(1 + i, `${chosen ? '▸' : ' '} ${turnLine(record, nowMs)}`, lineStyle);
@@ -172,7 +163,7 @@ export class TurnLedger implements Overlay {
     if (diff.refused !== null) return line(1, diff.refused, REFUSED);
     if (diff.lines === null) return line(1, 'reading the diff…', DIM);
     if (diff.lines.length === 0) return line(1, 'nothing changed', DIM);
-    diff.lines.slice(diff.top, diff.top + this.rows).forEach((l, i) => line(1 + i, l.text, DIFF[l.kind]));
+    diff.lines.slice(diff.top, diff.top + this.rows).forEach((l, i) => line(1 + i, l.text, styleOf(DIFF_TONES[l.kind])));
   }
 }
 

@@ -1,6 +1,6 @@
 // The turn ledger's verbs: turns (and turns prune), diff, digest.
 import type { TurnRecord } from '@paneflow/protocol/turns';
-import { changeText, diffLines, digestLine, durationText, endingText, fileLineText, promptLine, tokensText, turnMs, type DiffLineKind } from '@paneflow/view';
+import { changeText, DIFF_TONES, diffLines, digestLine, durationText, ENDING_TONES, endingText, fileLineText, promptLine, tokensText, turnMs, type Tone } from '@paneflow/view';
 import { CliError } from '../errors';
 import { request } from '../instance';
 import { colorOn, paint, printJson, table, type Cell } from '../output';
@@ -19,8 +19,8 @@ export function sinceMs(text: string | undefined, nowMs = Date.now()): number | 
   return date;
 }
 
-const ENDING_COLOR: Record<string, string> = { finished: '32', error: '31;1', exited: '31', interrupted: '35', idle: '2', running: '36', waiting: '33;1' };
-const DIFF_COLOR: Record<DiffLineKind, string | undefined> = { file: '1', hunk: '36', add: '32', remove: '31', meta: '1', context: undefined };
+/** A tone as SGR parameters (`31;1`), or none for the default. */
+const sgr = (tone: Tone) => [tone.color === null ? '' : String(30 + tone.color), tone.bold ? '1' : '', tone.dim ? '2' : ''].filter(Boolean).join(';') || undefined;
 const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
 
 export function turnTable(turns: TurnRecord[], nowMs: number): string {
@@ -29,7 +29,7 @@ export function turnTable(turns: TurnRecord[], nowMs: number): string {
     ['ID', 'TURN', 'STARTED', 'TOOK', 'ENDED', 'CHANGE', 'TOKENS', 'PROMPT'],
     turns.map((t): Cell[] => {
       const ending = endingText(t);
-      return [String(t.surface_id), `#${t.turn}`, clock(t.started_at_ms), durationText(turnMs(t, nowMs)), { text: ending, color: ENDING_COLOR[ending] ?? '0' }, changeText(t), tokensText(t.tokens), promptLine(t.prompt?.text)];
+      return [String(t.surface_id), `#${t.turn}`, clock(t.started_at_ms), durationText(turnMs(t, nowMs)), { text: ending, color: sgr(ENDING_TONES[ending]) ?? '0' }, changeText(t), tokensText(t.tokens), promptLine(t.prompt?.text)];
     }),
   );
 }
@@ -81,7 +81,7 @@ export const run: Record<string, Run> = {
     // not comes as U+FFFD); what a file holds never reaches a person's terminal as a control: on a
     // terminal (or in colour) each line is cleaned, then coloured.
     if (!colorOn() && process.stdout.isTTY !== true) process.stdout.write(result.diff);
-    else for (const line of diffLines(result.diff)) process.stdout.write(paint(DIFF_COLOR[line.kind], fileLineText(line.text)) + '\n');
+    else for (const line of diffLines(result.diff)) process.stdout.write(paint(sgr(DIFF_TONES[line.kind]), fileLineText(line.text)) + '\n');
     if (result.truncated) process.stderr.write('paneflow: the diff is cut short; `git diff` of the turn ref shows it whole\n');
     return 0;
   },

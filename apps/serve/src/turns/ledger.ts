@@ -58,8 +58,8 @@ interface Running {
  * still in that turn; otherwise its end was never seen, and it is `interrupted`.
  */
 export class TurnLedger {
-  readonly store: TurnStore;
-  readonly snapshots: Snapshots;
+  private readonly store: TurnStore;
+  private readonly snapshots: Snapshots;
   private readonly running = new Map<string, Running>();
   /** Sessions this serve has looked at since it started: an open record on disk is settled once. */
   private readonly reconciled = new Set<string>();

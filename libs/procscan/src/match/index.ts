@@ -3,4 +3,4 @@ export type { Catalog, Platform, Preset, Runtime } from './catalog';
 export { matchProcess } from './matcher';
 export type { Match, MatchStrength, ProcessFacts } from './matcher';
 export { costOf, parsePrices, TOKEN_READERS, turnTokens } from './tokens';
-export type { PriceEntry, TokenCounts, TokenReader, TurnTokens } from './tokens';
+export type { PriceEntry, TokenReader, TranscriptTokens } from './tokens';

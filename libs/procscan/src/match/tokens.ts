@@ -1,4 +1,5 @@
 import TOML from '@ltd/j-toml';
+import type { TokenCounts } from '@paneflow/protocol/turns';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { CatalogError, schemaProblems } from './problems';
@@ -7,15 +8,8 @@ import { CatalogError, schemaProblems } from './problems';
 export const TOKEN_READERS = ['claude_transcript', 'codex_rollout'] as const;
 export type TokenReader = (typeof TOKEN_READERS)[number];
 
-/** Tokens by how they are billed: `input` is the uncached part, `cache_creation` what was written to the cache. */
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_creation: number;
-}
-
-export interface TurnTokens extends TokenCounts {
+/** The tokens a transcript says a turn used (counted as @paneflow/protocol's `TokenCounts`: `input` is the uncached part, `cache_creation` what was written to the cache). */
+export interface TranscriptTokens extends TokenCounts {
   /** The model that produced most output tokens in the window, or null. */
   model: string | null;
   /** Per model, so a price table can cost each. */
@@ -29,7 +23,6 @@ interface Usage extends TokenCounts {
 
 type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json | null => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : null);
-/** A token count: absent is 0, anything but a non-negative number makes the line malformed (null). */
 /** A count as the record keeps it: a whole number from 0 (a line with any other is skipped, never half-read). */
 const countOf = (value: unknown): number | null => (value === undefined || value === null ? 0 : typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null);
 /** Model ids are short; a longer string is not one. */
@@ -160,7 +153,7 @@ const sumOf = (counts: TokenCounts) => counts.input + counts.output + counts.cac
  * ms since epoch). null when none fall in the window or the text is not of that format. Malformed
  * lines are skipped, never thrown.
  */
-export function turnTokens(reader: TokenReader, jsonlText: string, window: { startMs: number; endMs: number }): TurnTokens | null {
+export function turnTokens(reader: TokenReader, jsonlText: string, window: { startMs: number; endMs: number }): TranscriptTokens | null {
   const inWindow: InWindow = (at) => at >= window.startMs && at <= window.endMs;
   const responses = reader === 'claude_transcript' ? claudeResponses(jsonlText, inWindow) : codexResponses(jsonlText, inWindow);
   if (responses.length === 0) return null;
@@ -249,7 +242,7 @@ function priceOf(model: string, prices: PriceEntry[]): PriceEntry | null {
 }
 
 /** The cost in USD of the tokens, summed per model, or null when any model with tokens has no price (never a partial, invented figure). */
-export function costOf(tokens: TurnTokens, prices: PriceEntry[]): { usd: number; sources: string[] } | null {
+export function costOf(tokens: TranscriptTokens, prices: PriceEntry[]): { usd: number; sources: string[] } | null {
   const models = Object.entries(tokens.by_model);
   // Tokens no model is named for have no price either.
   if (models.reduce((sum, [, counts]) => sum + sumOf(counts), 0) !== sumOf(tokens)) return null;
