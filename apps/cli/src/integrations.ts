@@ -26,7 +26,7 @@ import {
   type JsonMcpFormat,
 } from './agent-config';
 import { CliError } from './errors';
-import { onPath } from './spec-host';
+import { onPath } from './path';
 import type { HookTool } from '@paneflow/protocol/hooks';
 
 type Json = Record<string, unknown>;
@@ -305,3 +305,25 @@ export const integrationsList = () => list();
 /** Named on purpose, so installed even when the agent is not detected yet. */
 export const integrationsInstall = (name: string) => install([HOOKS, MCP], [named(name)], true);
 export const integrationsRemove = (name: string) => uninstall([HOOKS, MCP], [named(name)]);
+
+/** One part of an agent's wiring as `paneflow doctor` reports it: its state, where, and why it could not be read. */
+export interface WiringState {
+  state: InstallState | 'not_detected';
+  file: string;
+  problem: string | null;
+}
+
+/** An agent's hooks and MCP server registration; null for a part it has none of. */
+export function wiringOf(runtime: Runtime): { hooks: WiringState | null; mcp: WiringState | null } {
+  const target = targetOf(runtime);
+  const one = (part: Part): WiringState | null => {
+    const file = target ? part.file(target) : null;
+    if (target === null || file === null) return null;
+    try {
+      return { state: part.state(target, file), file, problem: null };
+    } catch (error) {
+      return { state: 'absent', file, problem: (error as Error).message };
+    }
+  };
+  return { hooks: one(HOOKS), mcp: one(MCP) };
+}

@@ -2,9 +2,9 @@ import { resolveAgent, runtimeCatalog } from '@paneflow/procscan';
 import type { SpecHost } from '@paneflow/spec';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { onPath } from './path';
 
 function git(cwd: string, args: string[]): string | null {
   try {
@@ -12,18 +12,6 @@ function git(cwd: string, args: string[]): string | null {
   } catch {
     return null;
   }
-}
-
-/** Whether `command` is an executable file in a directory of PATH. */
-export function onPath(command: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((dir) => {
-    try {
-      accessSync(join(dir || '.', command), constants.X_OK);
-      return statSync(join(dir || '.', command)).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** The machine as the spec sees it: read-only (`git worktree list`, `rev-parse`, PATH). */

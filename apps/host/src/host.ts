@@ -1,5 +1,5 @@
 import { hostSecretPath, writeTextAtomic, type Endpoints } from '@paneflow/instance';
-import { ErrorCode, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
+import { ErrorCode, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, PANE_TERMINAL_ENV, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
 import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -233,8 +233,7 @@ export class Host {
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     for (const key of session.spec.launch.env_remove ?? []) delete env[key];
     Object.assign(env, session.spec.launch.env, {
-      TERM: 'xterm-256color',
-      TERM_PROGRAM: 'ghostty',
+      ...PANE_TERMINAL_ENV,
       PANEFLOW_HOME: this.endpoints.home,
       PANEFLOW_SESSION_ID: session.id,
       PANEFLOW_SURFACE_ID: String(session.spec.surfaceId),

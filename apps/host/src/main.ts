@@ -8,6 +8,7 @@ import { hostMethods } from './host-methods';
 import { startTerminalThread } from './terminals';
 
 const USAGE = `usage: paneflow-host [--home DIR] <command>
+       paneflow-host --version
 
 commands:
   start          ensure a host runs for the home (adopts a running one); prints {pid, endpoint, home, protocol, adopted}

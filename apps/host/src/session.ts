@@ -3,7 +3,7 @@ import { runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, TYPED_INPUT_CHARS, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState, type TypedInput } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { ForegroundWatch } from './foreground';
-import { bracketedPaste, KeystrokeError, keystrokeBytes } from './input';
+import { bracketedPaste, KeystrokeError, keystrokeBytes } from '@paneflow/screen';
 import { collectSoon } from './memory';
 import { OutputTail, type ResizeMark } from './output';
 import { keepOutputAtExit } from './pty-exit';

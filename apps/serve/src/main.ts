@@ -29,6 +29,7 @@ function requestedDrainMs(home: string): number {
 }
 
 const USAGE = `usage: paneflow-serve [--home DIR] <command>
+       paneflow-serve --version
 
 commands:
   start                 ensure serve runs (and the host); adopts a running one; prints JSON

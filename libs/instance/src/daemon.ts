@@ -2,6 +2,7 @@ import { fstatSync, mkdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRuntimeDir, resolveEndpoints, type Endpoints } from './endpoints';
 import { clipForLog, rotateLogIfFull } from './files';
+import { BUILD_ID } from './build-id';
 import { LockFile } from './lock';
 
 /**
@@ -40,6 +41,11 @@ export function daemonMain(spec: DaemonSpec, argv = process.argv.slice(2)): void
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') {
       process.stdout.write(spec.usage + '\n');
+      process.exit(0);
+    }
+    // What is installed, against what runs (`paneflow doctor` compares it with host/serve.status).
+    if (arg === '--version') {
+      process.stdout.write(`${spec.program} ${BUILD_ID}\n`);
       process.exit(0);
     }
     if (arg === '--home') {

@@ -15,3 +15,4 @@ export * from './public-protocol';
 export * from './names';
 export * from './fence';
 export * from './versions';
+export * from './pane-terminal';

@@ -19,3 +19,4 @@ export { joinRows, keepRow, RowPacker, rowToSgr, unpackRows, unpackTexts } from 
 export type { KeptLine, KeptRow } from './rows';
 export { NOT_PLAIN, PlainLines, sgrToReplay, UNFINISHED } from './plain-lines';
 export type { CharWidth } from './plain-lines';
+export { bracketedPaste, KeystrokeError, keystrokeBytes } from './keystroke';

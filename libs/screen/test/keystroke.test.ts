@@ -1,4 +1,4 @@
-import { bracketedPaste, keystrokeBytes } from '../src/input';
+import { bracketedPaste, keystrokeBytes } from '../src/keystroke';
 
 describe('keystrokes (REFERENCE.md §4.5)', () => {
   test.each([

@@ -1,5 +1,6 @@
-// How input reaches a program (REFERENCE.md §4.4, §4.5): the host owns the terminal, so it knows
-// the modes that decide the bytes (bracketed paste, cursor keys) at the moment it writes them.
+// How input reaches a program (REFERENCE.md §4.4, §4.5) as bytes, given the modes that decide them
+// (bracketed paste, cursor keys): the host writes them knowing its terminal's modes at that moment,
+// and `paneflow osc check` types its script with them.
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
