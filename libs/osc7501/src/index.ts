@@ -8,3 +8,7 @@ export type { StoreOptions } from './store';
 export { sanitizeForDisplay } from './display';
 export { KINDS, STATES } from './limits';
 export type * from './types';
+export { ConformanceChecker, checkOutput } from './conformance/checker';
+export type { CheckOptions, ConformanceReport, Finding, Verdict } from './conformance/checker';
+export { CONFORMANCE_RULES } from './conformance/rules';
+export type { Severity } from './conformance/rules';

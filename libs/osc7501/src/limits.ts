@@ -1,5 +1,13 @@
-/** Every limit of OSC7501.md in one place; all count UTF-8 bytes. */
+/** Every limit and framing byte of OSC7501.md in one place; all limits count UTF-8 bytes. */
 export const INTRODUCER = '\x1b]7501;';
+/** The framing bytes of §2: the two terminators (BEL, ST = ESC \\), and CAN and SUB, which abort. */
+export const ESC = 0x1b;
+export const BEL = 0x07;
+export const CAN = 0x18;
+export const SUB = 0x1a;
+export const BACKSLASH = 0x5c;
+/** The introducer's bytes. */
+export const INTRO = Array.from(INTRODUCER, (c) => c.charCodeAt(0));
 export const MAX_SEQUENCE_BYTES = 4096;
 /** `ESC ] 7501 ;` is 7 bytes, `ESC \` 2 and `BEL` 1. */
 export const MAX_BODY_BYTES_ST = MAX_SEQUENCE_BYTES - 7 - 2;

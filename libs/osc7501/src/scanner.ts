@@ -1,4 +1,4 @@
-import { INTRODUCER, MAX_BODY_BYTES_BEL, MAX_BODY_BYTES_ST } from './limits';
+import { BACKSLASH, BEL, CAN, ESC, INTRO, INTRODUCER, MAX_BODY_BYTES_BEL, MAX_BODY_BYTES_ST, SUB } from './limits';
 import { parseBody } from './parse';
 import { streamingUtf8Decoder, type Utf8Decoder } from './text';
 import type { Parsed, Terminator } from './types';
@@ -13,12 +13,6 @@ export interface ScanResult {
 /** A chunk cut in stream order: text of the input's own type, and the sequences between it. */
 export type Piece<T extends string | Uint8Array> = T | Parsed;
 
-const ESC = 0x1b;
-const BEL = 0x07;
-const CAN = 0x18;
-const SUB = 0x1a;
-const BACKSLASH = 0x5c;
-const INTRO = Array.from(INTRODUCER, (c) => c.charCodeAt(0));
 const INTRO_LENGTH = INTRO.length;
 const INTRO_BYTES = new Uint8Array(INTRO);
 /** Horspool shifts for finding the introducer in bytes without a native subarray search. */
