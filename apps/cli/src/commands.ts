@@ -399,6 +399,30 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
     family: 'osc',
   },
   {
+    name: 'osc check',
+    summary: "Run a program under an OSC 7501 terminal and judge what it declares against OSC7501.md: each violation and warning with its section, then a verdict.",
+    args: [{ name: 'command', rest: true }],
+    flags: {
+      'no-answer': { kind: 'boolean', help: "never answer the `?` query, to check the program's fallback" },
+      input: { kind: 'string', value: 'FILE', help: 'what to type, line by line: `send TEXT`, `key NAME`, `wait MS`, `wait-for STATE` (see --help)' },
+      timeout: { kind: 'integer', value: 'MS', help: 'hang the program up after this long (default 30000)' },
+      ...JSON_FLAG,
+    },
+    example: 'paneflow osc check --input turn.txt -- claude',
+    details:
+      'The command runs in a fresh 80x24 PTY with TERM=xterm-256color under a receiver that answers the query and DA1 in stream order (as the host does).\nWithout --input it runs until it exits (or --timeout); after the script, the program is hung up.\n--input lines: `send TEXT` types TEXT and Enter; `type TEXT` types it without Enter; `key NAME` presses a key (enter, esc, tab, up, down, ctrl-c…);\n`wait MS` waits; `wait-for STATE` waits until the program declares STATE (idle, working, done, blocked, error); `#` starts a comment.\nExit 0 when conformant (with or without warnings), 1 when not conformant or when it declared nothing, 2 for a usage error.',
+    family: 'check',
+  },
+  {
+    name: 'doctor',
+    summary: 'Say what works and what does not: the instance, each agent on PATH, this terminal; each problem with its fix.',
+    args: [],
+    flags: { ...JSON_FLAG },
+    example: 'paneflow doctor',
+    details: 'Starts nothing. Exit 1 when something is broken (FAIL), 0 otherwise, warnings included.',
+    family: 'doctor',
+  },
+  {
     name: 'start',
     summary: 'Start the host and serve, detached, if they are not running.',
     args: [],

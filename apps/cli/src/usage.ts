@@ -4,7 +4,7 @@ import { UsageError } from './errors';
 export type FlagKind = 'boolean' | 'string' | 'integer' | 'repeat';
 
 /** Which bundle carries a verb: a call loads only its own (apps/cli/README.md). */
-export type Family = 'panes' | 'agents' | 'turns' | 'instance' | 'osc' | 'integrations' | 'specs' | 'attach' | 'web';
+export type Family = 'panes' | 'agents' | 'turns' | 'instance' | 'osc' | 'integrations' | 'specs' | 'attach' | 'web' | 'doctor' | 'check';
 
 export interface VerbSpec {
   /** One word, or two for a verb of a group (`host start`). */
