@@ -1,27 +1,27 @@
-import { bootId, processStartTime } from '@paneflow/proc';
+import { bootId, keepOutputAtExit, processStartTime } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, TYPED_INPUT_CHARS, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState, type TypedInput } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { ForegroundWatch } from './foreground';
-import { bracketedPaste, KeystrokeError, keystrokeBytes } from '@paneflow/screen';
 import { collectSoon } from './memory';
 import { OutputTail, type ResizeMark } from './output';
-import { keepOutputAtExit } from './pty-exit';
 import { SessionResume } from './resume';
+import { SessionInput, type InputOrigin } from './session-input';
 import type { RemoteTerminal, TerminalPool } from './terminals';
+
+// One pane's session: its PTY and process from start to exit, the output's backpressure, its
+// resizes, and the state and manifest it reports. Its input is session-input.ts's.
 
 /** Host constants (REFERENCE.md §1.2). */
 export const DEFAULT_SCROLLBACK = 100_000;
 const INBOX_HIGH_WATER = 256 * 1024;
 const INBOX_LOW_WATER = 64 * 1024;
-const MAX_INPUT_BYTES = 2 * 1024 * 1024;
 const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
 const MAX_RESIZE_MARKS = 64;
 const BOOT_ID = bootId();
 
 export type Lifecycle = Manifest['lifecycle'];
-export type InputOrigin = 'user' | 'automation';
 
 /** What a session tells its host; the host fans it out to followers and the manifest. */
 export interface SessionListener {
@@ -77,9 +77,6 @@ export class Session {
   screenChangedAtMs: number | null = null;
   capableAtMs: number | null = null;
   lastSignalAtMs: number | null = null;
-  /** What a person typed while the program declared a wait: serve's record of who answered it. */
-  typed: TypedInput | null = null;
-  private waiting = false;
   /** serve's hook metadata for this generation (agent.event); the host only keeps it. */
   hook: HookMetadata | null = null;
   readonly resume: SessionResume;
@@ -106,8 +103,7 @@ export class Session {
   private inbox = 0;
   private paused = false;
   private exited: Promise<void> | null = null;
-  /** Input writes queue here so that they reach the PTY in the order they came. */
-  private inputTail: Promise<void> = Promise.resolve();
+  private readonly inputs: SessionInput;
 
   constructor(
     spec: LaunchSpec,
@@ -137,6 +133,7 @@ export class Session {
       reply: (data) => this.pty?.write(data),
       failed: (message) => context.log(`session ${this.id}: its terminal failed and is gone (${message}); the program goes on`),
     });
+    this.inputs = new SessionInput(this.terminal, () => this.livePty());
     this.foreground = new ForegroundWatch(this, {
       agentSeen: (observation, cwd) => this.resume.observed(observation, cwd),
       agentGone: () => void this.terminal.processExit().catch(() => undefined),
@@ -201,10 +198,7 @@ export class Session {
   }
 
   private recordsChanged() {
-    // A new wait: what was typed for the last one does not answer it.
-    const waiting = this.terminal.declaredStatus()?.state === 'blocked';
-    if (waiting && !this.waiting) this.typed = null;
-    this.waiting = waiting;
+    this.inputs.declared();
     this.resume.declared();
     this.touch();
     this.context.listener.status(this);
@@ -235,75 +229,20 @@ export class Session {
     this.setLifecycle('exited');
   }
 
-  /**
-   * Writes input to the PTY, in the order it came. A paste first waits for the terminal to parse
-   * what the program printed before it, since the program's bracketed-paste mode decides the
-   * bytes; whatever arrives meanwhile waits behind it.
-   */
-  input(text: string, origin: InputOrigin, paste = false, client = 'unknown'): Promise<{ written: number; bracketed: boolean; bracketed_paste_mode: boolean }> {
-    this.requireLive();
-    if (origin === 'user') this.noteTyped(text, client);
-    const size = Buffer.byteLength(text);
-    if (size > MAX_INPUT_BYTES) {
-      throw new RpcError(ErrorCode.InvalidParams, `input of ${size} bytes is over ${MAX_INPUT_BYTES}`, { reason: 'input_too_large' });
-    }
-    return this.inTurn(async () => {
-      if (paste) await this.terminal.settled();
-      const mode = this.terminal.modes.bracketedPaste;
-      const bracketed = paste && mode;
-      // Automation must never submit by accident; a person's paste goes in as a terminal sends it.
-      if (paste && !bracketed && origin === 'automation' && /[\r\n]/.test(text)) {
-        throw new RpcError(ErrorCode.InvalidParams, 'text holds CR or LF and the program takes no bracketed paste', { reason: 'raw_newline', field: 'text' });
-      }
-      return { written: await this.write(bracketed ? bracketedPaste(text) : text, origin), bracketed, bracketed_paste_mode: mode };
-    });
+  /** Input for the PTY, in the order it came (SessionInput). */
+  input(text: string, origin: InputOrigin, paste = false, client = 'unknown'): ReturnType<SessionInput['input']> {
+    return this.inputs.input(text, origin, paste, client);
   }
 
   /** One keystroke, encoded in the program's cursor-key mode as the terminal has parsed it. */
-  key(keystroke: string, origin: InputOrigin): Promise<{ written: number }> {
-    this.requireLive();
-    return this.inTurn(async () => {
-      await this.terminal.settled();
-      let bytes: string;
-      try {
-        bytes = keystrokeBytes(keystroke, this.terminal.modes.applicationCursorKeys);
-      } catch (error) {
-        if (error instanceof KeystrokeError) throw new RpcError(ErrorCode.InvalidParams, error.message, { reason: 'refused_keystroke', field: 'keystroke' });
-        throw error;
-      }
-      return { written: await this.write(bytes, origin) };
-    });
-  }
-
-  /** A person's input while the program waits: who and when, and what unless it waits for credentials. */
-  private noteTyped(text: string, client: string) {
-    const declared = this.terminal.declaredStatus();
-    if (declared?.state !== 'blocked') return;
-    const kept = declared.kind === 'auth' ? null : ((this.typed?.client === client ? (this.typed.text ?? '') : '') + text).slice(-TYPED_INPUT_CHARS);
-    this.typed = { client, at_ms: Date.now(), text: kept };
-  }
-
-  private inTurn<T>(write: () => Promise<T>): Promise<T> {
-    const turn = this.inputTail.then(write);
-    this.inputTail = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    return turn;
-  }
-
-  private async write(bytes: string, origin: InputOrigin): Promise<number> {
-    this.requireLive();
-    this.pty!.write(bytes);
-    // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
-    if (origin === 'user') await this.terminal.userInput();
-    return Buffer.byteLength(bytes);
+  key(keystroke: string, origin: InputOrigin): ReturnType<SessionInput['key']> {
+    return this.inputs.key(keystroke, origin);
   }
 
   resize(cols: number, rows: number): void {
-    this.requireLive();
+    const live = this.livePty();
     if (cols === this.spec.launch.cols && rows === this.spec.launch.rows) return;
-    this.pty!.resize(cols, rows);
+    live.resize(cols, rows);
     // Mirrors resize where the canonical terminal does, so both parse what follows at one size.
     const offset = this.terminal.resize(cols, rows);
     this.resizes.push({ seq: (this.resizes.at(-1)?.seq ?? 0) + 1, offset, cols, rows });
@@ -373,10 +312,12 @@ export class Session {
     collectSoon();
   }
 
-  private requireLive() {
+  /** The PTY of a live session; any other refuses. */
+  private livePty(): pty.IPty {
     if (this.lifecycle !== 'live' || !this.pty) {
       throw new RpcError(ErrorCode.NotFound, `session ${this.id} is ${this.lifecycle}`, { reason: 'session_not_live' });
     }
+    return this.pty;
   }
 
   state(): SessionState {
@@ -399,7 +340,7 @@ export class Session {
       foreground_cwd: this.foreground.cwd,
       resume: this.resume.record,
       restart: this.resume.restart,
-      typed: this.typed,
+      typed: this.inputs.typed,
     };
   }
 

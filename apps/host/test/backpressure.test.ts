@@ -10,7 +10,7 @@ import { TerminalPool } from '../src/terminals';
 
 jest.mock('node-pty', () => ({ spawn: jest.fn() }));
 // The stand-in has no kernel stream to read at its exit.
-jest.mock('../src/pty-exit', () => ({ keepOutputAtExit: () => undefined }));
+jest.mock('@paneflow/proc', () => ({ ...jest.requireActual('@paneflow/proc'), keepOutputAtExit: () => undefined }));
 
 const MiB = 1024 * 1024;
 /** README: "When the terminal falls 256 KiB behind, the PTY is paused until it catches up." */

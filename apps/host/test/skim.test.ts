@@ -4,7 +4,7 @@
 // the PTY cuts it.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { keepRow, type KeptLine, type KeptRow } from '@paneflow/screen';
+import { keepRow, writeSync, type KeptLine, type KeptRow } from '@paneflow/screen';
 import { READ_LINES_MAX } from '@paneflow/protocol';
 import { CanonicalTerminal, type TerminalEvents } from '../src/terminal';
 
@@ -131,9 +131,9 @@ function rowsOf(term: Terminal, count: number): string[] {
 
 /** What the terminal's xterm holds itself: the screen and the rows of its scrollback not moved to the store. */
 function own(terminal: CanonicalTerminal): { term: Terminal; rows: number } {
-  const inside = terminal as unknown as { term: Terminal; firstUnarchived(): number };
+  const inside = terminal as unknown as { term: Terminal; deep: { firstUnarchived(): number } };
   const buffer = inside.term.buffer.active;
-  return { term: inside.term, rows: buffer.type === 'normal' ? buffer.length - inside.firstUnarchived() : buffer.length };
+  return { term: inside.term, rows: buffer.type === 'normal' ? buffer.length - inside.deep.firstUnarchived() : buffer.length };
 }
 
 /** The rows both terminals' xterms hold themselves (skimming moves rows to the store sooner), cell by cell. */
@@ -154,7 +154,7 @@ function replayed(checkpoint: string): { rows: KeptRow[]; cursor: [number, numbe
   const term = new Terminal({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, allowProposedApi: true });
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
-  (term as unknown as { _core: { _writeBuffer: { writeSync(data: string): void } } })._core._writeBuffer.writeSync(checkpoint);
+  writeSync(term, checkpoint);
   const buffer = term.buffer.active;
   const cell = buffer.getNullCell();
   const rows: KeptRow[] = [];

@@ -106,3 +106,4 @@ export function processEnvironment(pid: number): Record<string, string> | null {
 export function bootId(): string {
   return readProcFile('/proc/sys/kernel/random/boot_id')?.trim() ?? 'unknown';
 }
+export { keepOutputAtExit } from './pty-exit';

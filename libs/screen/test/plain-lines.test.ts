@@ -1,18 +1,12 @@
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { attrsOfCell, bgOf, fgOf, type PaneCell } from '../src/pane';
+import { attrsOfCell, bgOf, fgOf } from '../src/pane';
 import { NOT_PLAIN, PlainLines, sgrToReplay, UNFINISHED } from '../src/plain-lines';
-import { keepRow, RowPacker, unpackRows, unpackTexts, type KeptLine, type KeptRow } from '../src/rows';
+import { RowPacker } from '../src/row-packer';
+import { unpackRows, unpackTexts } from '../src/row-unpack';
+import { keepRow, type KeptLine, type KeptRow } from '../src/rows';
 import { DEFAULT_STYLE, type Style } from '../src/style';
-
-/** What the tests read of xterm.js beyond its public API: its widths and its current SGR state. */
-interface Internals {
-  _core: {
-    unicodeService: { wcwidth(codePoint: number): number };
-    _inputHandler: { _curAttrData: PaneCell & { fg: number; bg: number; extended: { underlineStyle: number } } };
-  };
-}
-const internals = (term: Terminal) => (term as unknown as Internals)._core;
+import { currentAttr, terminalCharWidth } from '../src/xterm-internals';
 
 const ROWS = 4;
 
@@ -28,7 +22,7 @@ function bottomTerminal(cols: number): Terminal {
 const write = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
 
 function styleOf(term: Terminal): Style {
-  const attr = internals(term)._inputHandler._curAttrData;
+  const attr = currentAttr(term);
   return { fg: fgOf(attr), bg: bgOf(attr), attrs: attrsOfCell(attr) };
 }
 
@@ -47,9 +41,7 @@ async function xtermRows(input: string, cols: number): Promise<{ rows: KeptRow[]
 }
 
 function plainLines(cols: number): PlainLines {
-  const term = bottomTerminal(cols);
-  const service = internals(term).unicodeService;
-  return new PlainLines(cols, (codePoint) => service.wcwidth(codePoint));
+  return new PlainLines(cols, terminalCharWidth(bottomTerminal(cols)));
 }
 
 /** A row sink that keeps the rows in `rows`. */
@@ -139,7 +131,7 @@ describe('PlainLines', () => {
       await write(reference, input);
       await write(replayed, replay);
       const words = (term: Terminal) => {
-        const attr = internals(term)._inputHandler._curAttrData;
+        const attr = currentAttr(term);
         return [attr.fg, attr.bg, attr.extended.underlineStyle];
       };
       expect(words(replayed)).toEqual(words(reference));
@@ -151,8 +143,7 @@ describe('PlainLines', () => {
   it('packs plain lines as they came and unpacks them as their rows, between rows packed as rows', async () => {
     const cols = 12;
     const plain = plainLines(cols);
-    const widths = internals(bottomTerminal(cols)).unicodeService;
-    const width = (codePoint: number) => widths.wcwidth(codePoint);
+    const width = terminalCharWidth(bottomTerminal(cols));
     const input = randomLines(random(3), 40);
     const measured = measureAll(plain, input);
     const style: Style = { fg: 0x1000000 | 5, bg: 0, attrs: 4 };

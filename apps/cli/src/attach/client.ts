@@ -2,14 +2,14 @@ import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { encodeFocus, encodeKey, Grid, InputParser, Renderer, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { endedNotice, noticeText, Picture, rowMark, SPINNER_TICK_MS, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
+import { endedNotice, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
-import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
+import { FrameDrawing } from './drawing';
+import type { Drawn, Mode, Scene } from './frame';
 import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
-import { FramePacer } from './pacing';
 import { scrollKey, type ScrollStep } from './scroll';
 import type { OuterTerminal } from './tty';
 
@@ -31,22 +31,13 @@ export class AttachClient implements CommandFace {
   /** The picture's reads. */
   private readonly read: ReadRequest = (method, params) => this.request(method, params);
   private readonly mirrors: Mirrors;
-  private readonly pacer = new FramePacer(() => this.draw());
-  private readonly renderer = new Renderer();
+  private readonly drawing: FrameDrawing;
   private readonly parser = new InputParser();
-  private grid: Grid;
-  drawn: Drawn | null = null;
   private mode: Mode = { kind: 'normal' };
   zoomed: number | null = null;
   private note: string | null = null;
-  private tick = 0;
-  private spinner: NodeJS.Timeout | null = null;
   private escapeTimer: NodeJS.Timeout | null = null;
   private noteTimer: NodeJS.Timeout | null = null;
-  /** What the next frame must draw again: all of it, or only these panes' terminals. */
-  private wholeFrame = true;
-  private readonly dirtyPanes = new Set<number>();
-  private sidebarDirty = false;
   private outerFocused = true;
   private subscription: number | null = null;
   /**
@@ -63,8 +54,8 @@ export class AttachClient implements CommandFace {
     private readonly tty: OuterTerminal,
     private readonly options: AttachOptions,
   ) {
-    this.grid = new Grid(tty.size.cols, tty.size.rows);
     this.mirrors = new Mirrors(client, (pane) => this.invalidate(pane));
+    this.drawing = new FrameDrawing(tty, this.mirrors, { mode: () => this.mode, scene: (tick) => this.scene(tick) });
   }
 
   /** Runs until detached (0) or serve is lost for good (1). */
@@ -77,14 +68,11 @@ export class AttachClient implements CommandFace {
     void this.request('fleet.looked', {}).catch(() => undefined);
     if (workspace !== undefined) await this.selectWorkspace(workspace);
     this.tty.enter();
-    this.pacer.running = true;
-    this.wholeFrame = true;
+    this.drawing.start();
     this.tty.input.on('data', (chunk: Buffer) => this.receive(chunk));
     this.tty.output.on('resize', () => {
       this.mirrors.active = true;
-      this.grid = new Grid(this.tty.size.cols, this.tty.size.rows);
-      this.renderer.invalidate();
-      this.invalidate();
+      this.drawing.resized();
     });
     this.invalidate();
     const code = await done;
@@ -93,8 +81,8 @@ export class AttachClient implements CommandFace {
   }
 
   private stop(): void {
-    this.pacer.running = false; // a frame still queued draws nothing
-    for (const timer of [this.spinner, this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
+    this.drawing.stop();
+    for (const timer of [this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
     this.mirrors.dispose();
     if (this.subscription !== null) this.client.unsubscribe(this.subscription);
     this.tty.leave();
@@ -211,43 +199,17 @@ export class AttachClient implements CommandFace {
 
   // ------------------------------------------------------------------ drawing
 
-  /**
-   * Something changed: draw it, at most once a frame (FramePacer), and never while nothing did. A
-   * pane's output alone redraws that pane, a spinner tick the sidebar; anything else (the picture,
-   * a mode, the size) the frame.
-   */
+  /** Something changed: the whole frame, the sidebar or one pane's terminal is drawn again (FrameDrawing). */
   invalidate(pane?: number | 'sidebar'): void {
-    if (pane === undefined) this.wholeFrame = true;
-    else if (pane === 'sidebar') this.sidebarDirty = true;
-    else this.dirtyPanes.add(pane);
-    this.pacer.request();
+    this.drawing.invalidate(pane);
   }
 
-  private draw(): Promise<void> {
-    // A frame without pane output (a spinner tick, a mode) is not the echo still to come.
-    if (this.dirtyPanes.size > 0) this.pacer.echoDue = false;
-    const scene = this.scene();
-    if (this.wholeFrame || !this.drawn) {
-      this.mirrors.sync(this.picture);
-      this.drawn = drawFrame(scene, this.grid, place(scene));
-      this.mirrors.claim(this.drawn.layout);
-      this.clock(this.drawn.spinning);
-    } else {
-      if (this.sidebarDirty) redrawSidebar(scene, this.drawn);
-      // Under the turn ledger a pane's output shows nothing: the frame that closes it draws the panes.
-      for (const pane of this.mode.kind === 'turns' ? [] : (this.drawn.layout?.panes ?? [])) {
-        if (!this.dirtyPanes.has(pane.surfaceId)) continue;
-        const cursor = drawPane(scene, this.grid, pane);
-        if (pane.surfaceId === this.picture.active?.focus && cursor) this.drawn.cursor = cursor;
-      }
-    }
-    this.wholeFrame = false;
-    this.sidebarDirty = false;
-    this.dirtyPanes.clear();
-    return this.tty.write(this.renderer.render(this.grid, this.drawn.cursor));
+  /** The frame last drawn: the layout the arrows move in. */
+  get drawn(): Drawn | null {
+    return this.drawing.drawn;
   }
 
-  private scene(): Scene {
+  private scene(tick: number): Scene {
     const { cols, rows } = this.tty.size;
     return {
       cols,
@@ -256,26 +218,12 @@ export class AttachClient implements CommandFace {
       mirrors: this.mirrors,
       zoomed: this.zoomed,
       label: this.options.label,
-      tick: this.tick,
+      tick,
       reduceMotion: this.presentation.reduce_motion,
       mode: this.mode,
       note: this.note,
       prefixName: this.prefixName,
     };
-  }
-
-  /** The shared spinner clock: it runs only while a spinner is on screen. */
-  private clock(spinning: boolean): void {
-    if (spinning && !this.spinner) {
-      this.spinner = setInterval(() => {
-        this.tick++;
-        // An overlay may cover the sidebar: then the whole frame, to keep it on top.
-        this.invalidate(this.mode.kind === 'help' || this.mode.kind === 'confirm' ? undefined : 'sidebar');
-      }, SPINNER_TICK_MS);
-    } else if (!spinning && this.spinner) {
-      clearInterval(this.spinner);
-      this.spinner = null;
-    }
   }
 
   say(note: string | null): void {
@@ -288,7 +236,7 @@ export class AttachClient implements CommandFace {
   // ------------------------------------------------------------------ input
 
   private receive(chunk: Buffer): void {
-    this.pacer.echoDue = true;
+    this.drawing.keyRead();
     if (this.escapeTimer) clearTimeout(this.escapeTimer);
     this.escapeTimer = null;
     for (const event of this.parser.feed(chunk)) this.handle(event);

@@ -1,5 +1,5 @@
 import type { InstanceClient } from '@paneflow/client';
-import type { PaneBuffer, PaneModes } from '@paneflow/screen';
+import { cursorModes, writeSync, type PaneBuffer, type PaneModes } from '@paneflow/screen';
 import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
@@ -11,14 +11,6 @@ function mirrorTerminal(cols: number, rows: number, scrollback: number): Termina
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
   return term;
-}
-
-/**
- * Parses at once, not on xterm's next timer: a keystroke's echo is drawn a turn sooner. Safe here
- * because these terminals have no asynchronous parser handlers.
- */
-function parseNow(term: Terminal, data: string | Uint8Array): void {
-  (term as unknown as { _core: { writeSync(data: string | Uint8Array): void } })._core.writeSync(data);
 }
 
 /**
@@ -57,14 +49,16 @@ export class PaneMirror {
     client.attach(
       session,
       {
+        // Parsed at once (writeSync), not on xterm's next timer: a keystroke's echo is drawn a turn
+        // sooner. Safe here because these terminals have no asynchronous parser handlers.
         reset: (start) => {
           this.term.reset();
           this.term.resize(start.cols, start.rows);
-          parseNow(this.term, start.checkpoint);
+          writeSync(this.term, start.checkpoint);
           onChange();
         },
         data: (base64) => {
-          parseNow(this.term, Buffer.from(base64, 'base64'));
+          writeSync(this.term, Buffer.from(base64, 'base64'));
           onChange();
         },
         resized: ({ cols, rows }) => {
@@ -157,7 +151,7 @@ export class PaneMirror {
       return;
     }
     const history = mirrorTerminal(start.cols, start.rows, HISTORY_ROWS);
-    parseNow(history, start.checkpoint);
+    writeSync(history, start.checkpoint);
     this.history = history;
     this.scroll(further);
     this.redraw();
@@ -190,15 +184,9 @@ export class PaneMirror {
   }
 }
 
-/**
- * The cursor as the program set it: DECTCEM (hidden) and DECSCUSR (shape, blinking). @xterm/headless
- * 6.0.0 publishes neither: it keeps both in its core service (`term.options.cursorStyle` is the
- * embedder's default and never follows DECSCUSR), so this one function reads its private state.
- */
+/** The cursor as the program set it: DECTCEM (hidden) and DECSCUSR (shape, blinking), which xterm does not publish. */
 export function cursorOf(term: Terminal): { hidden: boolean; shape: 'block' | 'underline' | 'bar'; blinking: boolean } {
-  type CoreService = { isCursorHidden?: boolean; decPrivateModes?: { cursorStyle?: string; cursorBlink?: boolean } };
-  const core = (term as unknown as { _core?: { coreService?: CoreService } })._core?.coreService;
-  const style = core?.decPrivateModes?.cursorStyle;
+  const { hidden, style, blink } = cursorModes(term);
   // Unset (never set, or ESC [ 0 q) is the terminal's default: a steady block, as tmux resets it.
-  return { hidden: core?.isCursorHidden === true, shape: style === 'underline' || style === 'bar' ? style : 'block', blinking: core?.decPrivateModes?.cursorBlink === true };
+  return { hidden, shape: style ?? 'block', blinking: blink };
 }

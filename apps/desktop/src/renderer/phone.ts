@@ -8,6 +8,7 @@ import { agentRows, displayText, rowMark, type RowMark } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { AnswerBox } from './answers';
 import { el } from './dom';
+import { paneName } from './panes';
 import type { App } from './app';
 
 /** Below this width the phone layout replaces the sidebar and the split tree. */
@@ -125,7 +126,7 @@ export class PhoneLayout {
       }),
     );
     const others = [...picture.surfaces.values()].filter((s) => (picture.statuses.get(s.surface_id)?.tool ?? null) === null);
-    this.paneList.replaceChildren(...others.map((s) => this.row(s.surface_id, 'none', displayText(s.name ?? (s.title || `pane ${s.surface_id}`)), workspaceName(s.surface_id))));
+    this.paneList.replaceChildren(...others.map((s) => this.row(s.surface_id, 'none', displayText(paneName(s, s.surface_id)), workspaceName(s.surface_id))));
 
     // Full-screen: the pane itself (the App's, in the split tree) and nothing else of the tree.
     for (const pane of document.querySelectorAll<HTMLElement>('.panes .pane')) pane.classList.toggle('solo', Number(pane.dataset.surface) === this.solo);
