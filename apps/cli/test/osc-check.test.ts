@@ -2,7 +2,7 @@
 // receiver, judged against OSC7501.md. Each broken program breaks one rule and must be named by it.
 import { CLI, ROOT } from '@paneflow/testing';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -142,7 +142,27 @@ test('bad input: no command, a script line that is not a step, an unknown key, a
   expect(run(['--input', script('bad.txt', ['wait-for idle', 'dance now']), '--', ...touch])).toMatchObject({ status: 2, stderr: expect.stringContaining("bad.txt:2: unknown step 'dance'") });
   expect(run(['--input', script('key.txt', ['key hyperspace']), '--', ...touch])).toMatchObject({ status: 2, stderr: expect.stringContaining("key.txt:1: unknown key 'hyperspace'") });
   expect(run(['--input', script('state.txt', ['wait-for sleeping']), '--', ...touch])).toMatchObject({ status: 2, stderr: expect.stringContaining('state.txt:1: wait-for needs one of idle') });
+  expect(run(['--input', script('tab.txt', ['wait\tsoon']), '--', ...touch])).toMatchObject({ status: 2, stderr: expect.stringContaining("tab.txt:1: wait needs milliseconds, not 'soon'") });
   expect(run(['--input', join(dir, 'missing.txt'), '--', ...touch])).toMatchObject({ status: 2, stderr: expect.stringContaining('cannot read --input') });
   expect(spawnSync('test', ['-e', marker]).status).toBe(1);
   expect(run(['--', join(dir, 'no-such-program')])).toMatchObject({ status: 1, stderr: `paneflow: ${join(dir, 'no-such-program')}: command not found\n` });
+});
+
+test('a hang-up reaches the whole process group: a program behind a launcher that ignores SIGHUP does not outlive the check', () => {
+  const pidFile = join(dir, 'stubborn.pid');
+  const stubborn = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGHUP', () => {}); setInterval(() => {}, 1000);`;
+  const launcher = ['sh', '-c', `${process.execPath} -e "${stubborn.replaceAll('"', '\\"')}"; true`];
+  expect(check(['--timeout', '1500'], launcher).result).toMatchObject({ verdict: 'silent', ended: { by: 'hang-up', why: 'timeout' } });
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  expect(pid).toBeGreaterThan(0);
+  // SIGKILL to the group has been sent and the launcher reaped; the stubborn child is gone or a zombie init reaps.
+  const stat = spawnSync('sh', ['-c', `cat /proc/${pid}/stat 2>/dev/null`], { encoding: 'utf8' }).stdout;
+  expect(stat === '' || / Z /.test(stat)).toBe(true);
+});
+
+test('a program that writes a lot and exits at once: its last report is judged (no false "left in a turn" or "unterminated")', () => {
+  const flood = `process.stdout.write(${JSON.stringify(report('state=working'))} + 'x'.repeat(200000) + ${JSON.stringify(report('state=done'))}); process.exit(0);`;
+  expect(check([], [process.execPath, '-e', flood])).toMatchObject({ code: 0, result: { verdict: 'conformant', counts: { reports: 2 } } });
+  const reports = `let out = ${JSON.stringify(report('state=working'))}; for (let i = 0; i < 20000; i++) out += ${JSON.stringify(report('state=working:progress=50'))}; process.stdout.write(out + ${JSON.stringify(report('state=done'))}); process.exit(0);`;
+  expect(check([], [process.execPath, '-e', reports])).toMatchObject({ code: 0, result: { verdict: 'conformant', counts: { reports: 20002, discarded: 0 } } });
 });

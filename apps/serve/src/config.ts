@@ -1,4 +1,4 @@
-import type { Presentation } from '@paneflow/protocol';
+import { SUBMIT_PASTE_DELAY_MS, type Presentation } from '@paneflow/protocol';
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -23,7 +23,7 @@ export interface Config {
 export const DEFAULT_CONFIG: Config = {
   ai_unrestricted: false,
   ai_injection_fence: true,
-  submit_paste_delay_ms: 70,
+  submit_paste_delay_ms: SUBMIT_PASTE_DELAY_MS,
   terminal_env: {},
   agent_stall_threshold_secs: 0,
   reduce_motion: false,

@@ -48,8 +48,9 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
   return s;
 }
 
-type Key = 'state' | 'kind' | 'progress' | 'app' | 'id' | 'title' | 'msg';
-const KEYS: Key[] = ['state', 'kind', 'progress', 'app', 'id', 'title', 'msg'];
+/** The known keys (§3.6). */
+export const KEYS = ['state', 'kind', 'progress', 'app', 'id', 'title', 'msg'] as const;
+export type Key = (typeof KEYS)[number];
 const KEY_BYTES = KEYS.map((key) => Array.from(key, (c) => c.charCodeAt(0)));
 
 /** Which known key the bytes spell, compared in place: most fields are known keys. */
@@ -87,13 +88,21 @@ function idProblem(bytes: Uint8Array, start: number, end: number): DiscardReason
   return null;
 }
 
-function isName(value: string): boolean {
+/** Whether every character of a value (one char per byte) is in the value alphabet (§3.7). */
+export function inValueAlphabet(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0xff || !VALUE_BYTE[value.charCodeAt(i)]) return false;
+  return true;
+}
+
+/** An app name or an id segment (§4): 1 to 32 bytes of `[A-Za-z0-9_.+-]`. */
+export function isName(value: string): boolean {
   if (value.length === 0 || value.length > MAX_APP_BYTES) return false;
   for (let i = 0; i < value.length; i++) if (!NAME_BYTE[value.charCodeAt(i)]) return false;
   return true;
 }
 
-function parseProgress(value: string): number | null {
+/** A progress value's number (§4), or null when it reads as absent. */
+export function parseProgress(value: string): number | null {
   if (!/^[0-9]+$/.test(value)) return null;
   const digits = value.replace(/^0+(?=.)/, '');
   if (digits.length > 3) return null;

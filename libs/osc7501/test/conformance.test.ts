@@ -289,3 +289,29 @@ describe('silence', () => {
     expect(checkOutput(chunks)).toEqual({ verdict: 'silent', counts: { sequences: 0, reports: 0, clears: 0, queries: 0, discarded: 0 }, findings: [] });
   });
 });
+
+describe('stream rules, as real programs meet them', () => {
+  test('a second probe after an answered one may share a read with a report (Claude Code probes twice)', () => {
+    const probe = osc('?', BEL) + `${ESC}[c`;
+    expect(checkOutput([probe, probe + idle, osc('state=working'), osc('state=done')]).verdict).toBe('conformant');
+    // before any answer, the same read is still too early
+    expect(rules([probe + idle])).toEqual(['order.before_reply']);
+  });
+
+  test("a sub-task's question belongs to its program's turn: no outside-turn warning under a working root or parent", () => {
+    const underRoot = [osc('state=working'), osc('state=blocked:kind=permission:id=tool1'), osc('state=done:id=tool1'), osc('state=done')];
+    expect(checkOutput(underRoot).verdict).toBe('conformant');
+    const underParent = [osc('state=working:id=deploy'), osc('state=blocked:kind=question:id=deploy/us-east'), osc('state=clear:id=deploy')];
+    expect(checkOutput(underParent).verdict).toBe('conformant');
+    // a sibling's turn is not this record's
+    expect(rules([osc('state=working:id=a'), osc('state=blocked:kind=question:id=b'), osc('state=clear')])).toEqual(['order.blocked_outside_turn']);
+  });
+
+  test('one mistake repeated is listed 20 times, then counted in one line', () => {
+    const report = checkOutput(Array.from({ length: 50 }, () => osc('state=idle:future=1')));
+    const unknown = report.findings.filter((f) => f.rule === 'grammar.unknown_key');
+    expect(unknown).toHaveLength(21);
+    expect(unknown[20]).toMatchObject({ sequence: null, message: '30 more like the ones above, not listed' });
+    expect(report.verdict).toBe('conformant_with_warnings');
+  });
+});

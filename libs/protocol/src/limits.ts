@@ -86,3 +86,9 @@ export const TURN_SNAPSHOT_FILE_BYTES = 16 * 1024 * 1024;
 export const TURN_DIFF_MAX_BYTES = 4 * 1024 * 1024;
 export const TURNS_KEPT_PER_SESSION = 100;
 export const TURNS_KEPT = 2000;
+
+/**
+ * How long after a paste its Enter goes (REFERENCE.md §4.4, `submit_paste_delay_ms` in the
+ * config): an agent's input box takes text and Enter that arrive together as one paste.
+ */
+export const SUBMIT_PASTE_DELAY_MS = 70;

@@ -122,11 +122,11 @@ export async function instanceChecks(endpoints: Endpoints): Promise<{ checks: Ch
     checks.push(buildCheck('serve', serve.build_id, 'paneflow serve stop; paneflow serve start (panes keep running in the host)'));
     const gates = serve.capabilities;
     const on = (Object.keys(gates) as Array<keyof typeof gates>).filter((gate) => gates[gate]);
-    checks.push(check(group, 'gates', 'info', on.length === 0 ? 'read-only: scripting and orchestration are off' : `on: ${on.join(', ')}`, on.length === 0 ? 'to let scripts write to panes: paneflow stop, then PANEFLOW_IPC_SCRIPTING=1 paneflow start' : null));
+    checks.push(check(group, 'gates', 'info', on.length === 0 ? 'read-only: scripts cannot write to panes (PANEFLOW_IPC_SCRIPTING=1 in serve\'s environment lets them)' : `on: ${on.join(', ')}`));
   }
 
   if (host instanceof Error) checks.push(check(group, 'host', 'fail', `the host could not be asked: ${host.message}`));
-  else if (host === null) checks.push(check(group, 'host', serve && !(serve instanceof Error) ? 'fail' : 'info', 'not running', 'paneflow start'));
+  else if (host === null) checks.push(check(group, 'host', serve && !(serve instanceof Error) ? 'fail' : 'warn', 'not running: no pane runs', 'paneflow start'));
   else checks.push(check(group, 'host', 'ok', `pid ${host.pid}, ${host.sessions.live} live session(s)`), buildCheck('host', host.build_id, 'the host keeps running panes; the new build runs after paneflow stop --force; paneflow start'));
 
   const hostPid = host && !(host instanceof Error) ? host.pid : null;

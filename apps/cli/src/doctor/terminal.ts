@@ -1,7 +1,6 @@
 // `paneflow doctor`, the terminal it runs in: asked the way an agent asks it at start (the OSC 7501
 // query, then DA1, back to back), so that a user learns what an agent run straight in it would see.
 import { encodeQuery } from '@paneflow/osc7501';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { check, type Check } from './report';
 
 const group = 'terminal' as const;
@@ -13,42 +12,46 @@ const REPLY_START = '\x1b]7501;?';
 const ANSWER_WAIT_MS = 2000;
 /** After DA1, a reply that is still coming: an agent would already have decided it is unsupported. */
 const LATE_REPLY_MS = 200;
+/** With no DA1 answer by the deadline, input is still swallowed this long, so a late answer never reaches the shell. */
+const DRAIN_MS = 500;
 
-/** What the terminal wrote back, until DA1's answer (and a moment more) or the deadline. */
+/**
+ * What the terminal wrote back, until DA1's answer (and a moment more) or the deadline. It asks
+ * and reads the same terminal, stdout's and stdin's, both in raw mode, so that no answer is echoed
+ * or left behind as input.
+ */
 function askTerminal(): Promise<string> {
   const input = process.stdin;
-  const tty = openSync('/dev/tty', 'w');
   return new Promise((resolve) => {
     let answers = '';
-    let late: NodeJS.Timeout | null = null;
+    let finishing: NodeJS.Timeout | null = null;
     const finish = () => {
       clearTimeout(deadline);
-      if (late) clearTimeout(late);
       input.off('data', onData);
       input.setRawMode(false);
       input.pause();
-      closeSync(tty);
       resolve(answers);
     };
     const onData = (chunk: Buffer) => {
       answers += chunk.toString('latin1');
-      if (!late && DA1_ANSWER.test(answers)) late = setTimeout(finish, LATE_REPLY_MS);
+      if (!finishing && DA1_ANSWER.test(answers)) finishing = setTimeout(finish, LATE_REPLY_MS);
     };
-    const deadline = setTimeout(finish, ANSWER_WAIT_MS);
+    const deadline = setTimeout(() => (finishing ??= setTimeout(finish, DRAIN_MS)), ANSWER_WAIT_MS);
     input.setRawMode(true);
     input.on('data', onData);
     input.resume();
-    writeSync(tty, encodeQuery('bel') + DA1_REQUEST);
+    process.stdout.write(encodeQuery('bel') + DA1_REQUEST);
   });
 }
 
 export async function terminalChecks(): Promise<Check[]> {
-  if (!process.stdin.isTTY) return [check(group, 'terminal', 'info', 'stdin is not a terminal: nothing to ask')];
+  // Output to a pager or a file, input from elsewhere: the answers would go to another reader.
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return [check(group, 'terminal', 'info', 'stdin or stdout is not a terminal: nothing asked')];
   const answers = await askTerminal();
   const da1 = DA1_ANSWER.exec(answers);
   const reply = answers.indexOf(REPLY_START);
-  // Inside tmux it is tmux that answers, whatever terminal is outside it.
-  const where = process.env.PANEFLOW_SESSION_ID ? 'this Paneflow pane' : process.env.TMUX ? 'tmux' : 'this terminal';
+  // Inside tmux it is tmux that answers, whatever runs outside it (a tmux in a Paneflow pane too).
+  const where = process.env.TMUX ? 'tmux' : process.env.PANEFLOW_SESSION_ID ? 'this Paneflow pane' : 'this terminal';
   const checks: Check[] = [];
   checks.push(
     da1

@@ -1,24 +1,12 @@
-// The verbs about panes and workspaces: list, read, search, make, select, split, focus, close, type, press.
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { findPreset, platformOf, runtimeCatalog, suggestedPresets } from '@paneflow/procscan';
-import { displayText } from '@paneflow/view';
+// The verbs about panes and workspaces: list, read, search, select, split, focus, close, type, press.
 import { CliError } from '../errors';
-import { ensureInstance, request } from '../instance';
+import { request } from '../instance';
 import { printJson, surfaceTable } from '../output';
 import { resolveOne } from '../select';
 import { restart, restore } from '../restarts';
 import { send } from '../send';
 import { close } from '../close';
 import { callerWorkspace, flag, scopeOf, str, type Run } from './common';
-
-/** A preset id this machine has, checked before anything starts (serve checks again, from the same catalog). */
-function checkPreset(id: string): void {
-  const platform = platformOf(process.platform);
-  if (findPreset(runtimeCatalog(), id, platform)) return;
-  const known = suggestedPresets(runtimeCatalog(), platform).map((preset) => preset.id);
-  throw new CliError(`unknown preset '${displayText(id)}'; presets here: ${known.join(', ') || 'none'}`, 2);
-}
 
 export const run: Record<string, Run> = {
   restart: (p) => restart(str(p, 'target'), { fresh: !!flag(p, 'fresh'), json: !!flag(p, 'json'), scope: scopeOf(p) }),
@@ -57,16 +45,6 @@ export const run: Record<string, Run> = {
       if (result.matches.length === 0) process.stdout.write('(no matches)\n');
       if (result.truncated) process.stdout.write('(more matches not shown)\n');
     }
-    return 0;
-  },
-  async new(p) {
-    const cwd = flag(p, 'cwd');
-    if (cwd !== undefined && (!existsSync(cwd) || !statSync(cwd).isDirectory())) throw new CliError(`--cwd ${cwd} is not a directory`, 2);
-    const preset = flag(p, 'preset');
-    if (preset !== undefined) checkPreset(preset);
-    await ensureInstance();
-    const name = flag(p, 'name');
-    printJson(await request('workspace.create', { ...(name ? { name } : {}), ...(cwd ? { cwd: resolve(cwd) } : {}), ...(preset ? { preset } : {}) }));
     return 0;
   },
   async select(p) {

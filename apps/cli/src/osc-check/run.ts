@@ -2,7 +2,10 @@
 // terminal does (it answers the OSC 7501 query and DA1 in stream order), every read of its output
 // judged by @paneflow/osc7501's checker, and a script typed into it.
 import { ConformanceChecker, replyFor, Scanner, Store, type ConformanceReport } from '@paneflow/osc7501';
+import { keepOutputAtExit } from '@paneflow/proc';
+import { SUBMIT_PASTE_DELAY_MS } from '@paneflow/protocol/limits';
 import { PANE_TERMINAL_ENV } from '@paneflow/protocol/pane-terminal';
+import { bracketedPaste } from '@paneflow/screen';
 import { Terminal } from '@xterm/headless';
 import type { IPty } from 'node-pty';
 import { keyBytes, type Step } from './script';
@@ -26,6 +29,8 @@ const COLS = 80;
 const ROWS = 24;
 /** After a hang-up, how long the program has to go before it is killed. */
 const HANG_UP_GRACE_MS = 3000;
+/** After the script, how long the program may take to end by itself (a script ending `send /exit`). */
+const SCRIPT_END_GRACE_MS = 1000;
 
 /** What the program sees of its environment: the host's pane terminal, outside any Paneflow or tmux. */
 function programEnvironment(): Record<string, string> {
@@ -46,6 +51,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
   } catch (error) {
     throw new Error(`cannot run ${program}: ${(error as Error).message}`, { cause: error });
   }
+  // Every byte it wrote is judged, the last ones too: node-pty and libuv drop the end of a fast exit.
+  keepOutputAtExit(child);
   // The receiver: xterm answers DA1 and cursor reports; the query's reply is queued behind what came before it.
   const terminal = new Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true, logLevel: 'off' });
   terminal.onData((answer) => child.write(answer));
@@ -91,29 +98,48 @@ export async function runCheck(options: CheckOptions): Promise<CheckRun> {
       check();
     });
 
+  /** Waits `ms` (at most to the deadline), or until the program exits. */
+  const pause = (ms: number) => Promise.race([exited, sleep(Math.min(ms, Math.max(0, deadline - Date.now())))]);
   let unmet: CheckRun['unmet'] = null;
   for (const step of options.steps ?? []) {
     if (done || Date.now() >= deadline) break;
-    if (step.type === 'type') child.write(step.text);
+    if (step.type === 'send') {
+      // As serve submits to an agent: the text, pasted where the program asked for pastes, then Enter apart.
+      child.write(terminal.modes.bracketedPasteMode ? bracketedPaste(step.text) : step.text);
+      await pause(SUBMIT_PASTE_DELAY_MS);
+      if (!done) child.write('\r');
+    } else if (step.type === 'type') child.write(step.text);
     else if (step.type === 'key') child.write(keyBytes(step.name, terminal.modes.applicationCursorKeysMode));
-    else if (step.type === 'wait') await sleep(Math.min(step.ms, Math.max(0, deadline - Date.now())));
+    else if (step.type === 'wait') await pause(step.ms);
     else if (!(await declaredState(step.state))) {
       unmet = { line: step.line, state: step.state, current: records.current()?.state ?? null };
       break;
     }
   }
+  const scriptDone = options.steps !== null && unmet === null && !done && Date.now() < deadline;
+  await pause(options.steps === null ? Infinity : scriptDone ? SCRIPT_END_GRACE_MS : 0);
 
   let ended: CheckRun['ended'];
-  const byItself = options.steps === null ? await Promise.race([exited, sleep(Math.max(0, deadline - Date.now())).then(() => null)]) : done ? await exited : null;
-  if (byItself) ended = { by: 'itself', ...byItself };
+  if (done) ended = { by: 'itself', ...(await exited) };
   else {
-    ended = { by: 'hang-up', why: options.steps !== null && unmet === null && Date.now() < deadline ? 'script done' : 'timeout' };
-    child.kill('SIGHUP');
-    const gone = await Promise.race([exited.then(() => true), sleep(HANG_UP_GRACE_MS).then(() => false)]);
-    if (!gone) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    ended = { by: 'hang-up', why: scriptDone ? 'script done' : 'timeout' };
+    // The whole process group: a launcher's child (npx, a shell, Codex's node) is hung up with it,
+    // and killed with it when it outlives the grace, even once the launcher itself is gone.
+    const signal = (name: NodeJS.Signals | 0) => {
+      try {
+        process.kill(-child.pid, name);
+        return true;
+      } catch {
+        return false; // no process left in the group
+      }
+    };
+    const graceEnds = Date.now() + HANG_UP_GRACE_MS;
+    signal('SIGHUP');
+    await Promise.race([exited, sleep(HANG_UP_GRACE_MS)]);
+    // No event says a group emptied: it is looked at until the grace ends.
+    while (signal(0) && Date.now() < graceEnds) await sleep(50);
+    signal('SIGKILL');
+    await exited;
   }
   checker.exit();
   terminal.dispose();

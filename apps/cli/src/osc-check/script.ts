@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { CliError } from '../errors';
 
 export type Step =
+  /** Text to submit: pasted (bracketed where the program asked for it), then Enter apart from it. */
+  | { type: 'send'; text: string }
   | { type: 'type'; text: string }
   /** Bytes of a named key, encoded when it is pressed (cursor keys follow the program's mode). */
   | { type: 'key'; name: string }
@@ -33,11 +35,11 @@ export function readScript(path: string): Step[] {
     // The file's words are the user's, shown back to a terminal: cleaned.
     const bad = (why: string) => new CliError(displayText(`${path}:${index + 1}: ${why}`), 2);
     if (line.trim() === '' || line.trimStart().startsWith('#')) return;
-    const match = /^\s*(\S+)(?: (.*))?$/.exec(line)!;
-    const [, verb, rest = ''] = match;
+    // A step's word, then one blank (space or tab), then its text as written.
+    const [, verb, rest = ''] = /^\s*(\S+)(?:\s(.*))?$/.exec(line) ?? [];
     switch (verb) {
       case 'send':
-        steps.push({ type: 'type', text: `${rest}\r` });
+        steps.push({ type: 'send', text: rest });
         return;
       case 'type':
         steps.push({ type: 'type', text: rest });

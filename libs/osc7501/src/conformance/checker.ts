@@ -34,6 +34,8 @@ export interface CheckOptions {
   answers?: boolean;
 }
 
+/** Past this many findings of one rule, the rest are counted in one line. */
+const FINDINGS_PER_RULE = 20;
 const ENDED_BY: Record<number, string> = { 0x18: 'CAN', 0x1a: 'SUB' };
 const BARE_ESC = 'ended by an ESC not followed by "\\": a terminal takes it as ST and starts a new escape sequence there; end with ESC \\ or BEL';
 const BEFORE_REPLY = 'written after a query in the same read, before the reply could exist: wait for the reply (or the DA1 answer) before reporting';
@@ -59,6 +61,10 @@ export class ConformanceChecker {
   private read = 0;
   /** The read that carried the last query. */
   private queryRead = -1;
+  /** A reply went out (after an earlier read): from then on the program knows the terminal supports it. */
+  private replied = false;
+  /** Findings per rule, so that a program repeating one mistake prints it a bounded number of times. */
+  private readonly perRule = new Map<string, number>();
   private lastExcerpt: string | null = null;
   private exited = false;
 
@@ -70,6 +76,7 @@ export class ConformanceChecker {
   feed(chunk: string | Uint8Array): void {
     if (this.exited) throw new Error('ConformanceChecker: feed() after exit()');
     this.read++;
+    if (this.answers && this.queryRead !== -1) this.replied = true;
     this.take(this.capture.feed(chunk));
   }
 
@@ -93,6 +100,11 @@ export class ConformanceChecker {
     const findings = this.findings
       .map((finding) => ({ ...finding }))
       .sort((a, b) => order(a) - order(b) || ruleRank(a.rule) - ruleRank(b.rule));
+    for (const [rule, count] of this.perRule) {
+      if (count <= FINDINGS_PER_RULE) continue;
+      const { section, severity } = ruleInfo(rule as RuleId);
+      findings.push({ severity, rule, section, message: `${count - FINDINGS_PER_RULE} more like the ones above, not listed`, sequence: null, excerpt: null });
+    }
     const verdict: Verdict =
       this.counts.sequences === 0
         ? 'silent'
@@ -106,7 +118,9 @@ export class ConformanceChecker {
 
   private add(rule: RuleId, sequence: number | null, excerpt: string | null, message: string) {
     const { section, severity } = ruleInfo(rule);
-    this.findings.push({ severity, rule, section, message, sequence, excerpt });
+    const count = (this.perRule.get(rule) ?? 0) + 1;
+    this.perRule.set(rule, count);
+    if (count <= FINDINGS_PER_RULE) this.findings.push({ severity, rule, section, message, sequence, excerpt });
   }
 
   private take(events: FramingEvent[]) {
@@ -154,7 +168,8 @@ export class ConformanceChecker {
       this.queryRead = this.read;
       return;
     }
-    if (this.answers && this.queryRead === this.read) {
+    // Only the first answer matters: a program that has had one may report beside a later query.
+    if (this.answers && this.queryRead === this.read && !this.replied) {
       add('order.before_reply', BEFORE_REPLY);
     } else if (!this.answers && this.queryRead !== -1) {
       add('order.reported_unanswered', UNANSWERED);
@@ -170,8 +185,7 @@ export class ConformanceChecker {
     }
 
     this.counts.reports++;
-    const previous = this.store.get(parsed.id)?.state;
-    const inTurn = previous === 'working' || previous === 'blocked';
+    const inTurn = this.turnOpen(parsed.id);
     const record = recordName(parsed.id);
     if (!inTurn && parsed.state === 'done') {
       const message = `done for ${record} with no turn open (no working or blocked since its last idle, done or error): a terminal shows the end of a turn that never started`;
@@ -186,6 +200,16 @@ export class ConformanceChecker {
         add('records.evicted', message);
       }
     }
+  }
+
+  /** A turn is open for a record when it, one of its ancestors or the root is working or blocked: a sub-task's question belongs to its program's turn. */
+  private turnOpen(id: string | null): boolean {
+    const segments = id === null ? [] : id.split('/');
+    for (let depth = segments.length; depth >= 0; depth--) {
+      const state = this.store.get(depth === 0 ? null : segments.slice(0, depth).join('/'))?.state;
+      if (state === 'working' || state === 'blocked') return true;
+    }
+    return false;
   }
 }
 

@@ -11,7 +11,7 @@ import {
   MAX_TITLE_ENCODED_BYTES,
   STATES,
 } from '../limits';
-import { parseBody } from '../parse';
+import { inValueAlphabet, isName, KEYS, parseBody, parseProgress, type Key } from '../parse';
 import { base64DecodeStrict, hasControlCharacter, utf8DecodeStrict } from '../text';
 import type { Parsed, Terminator } from '../types';
 import { binaryString, printable } from './escape';
@@ -22,8 +22,6 @@ export interface LintFinding {
   message: string;
 }
 
-const KEYS = ['state', 'kind', 'progress', 'app', 'id', 'title', 'msg'] as const;
-type Key = (typeof KEYS)[number];
 
 interface Field {
   key: Key;
@@ -32,11 +30,8 @@ interface Field {
   visible: boolean;
 }
 
-// The same classes as the parser's (§3.4, §3.7, §4), over a body read one char per byte.
+// The parser's trimming (§3.4), over a body read one char per byte.
 const TRIM = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
-const VALUE = /^[A-Za-z0-9_.,+/=-]*$/;
-const NAME = /^[A-Za-z0-9_.+-]+$/;
-const PROGRESS = /^0*([0-9]{1,3})$/;
 
 const DISCARDS = 'a terminal discards the whole report';
 const ABSENT = 'a terminal reads it as absent';
@@ -54,7 +49,7 @@ function idProblem(id: string): string | null {
   for (const segment of segments) {
     if (segment === '') return 'has an empty segment';
     if (segment.length > MAX_ID_SEGMENT_BYTES) return `has a ${segment.length}-byte segment, over ${MAX_ID_SEGMENT_BYTES}`;
-    if (!NAME.test(segment)) return 'has a character outside [A-Za-z0-9_.+-/]';
+    if (!isName(segment)) return 'has a character outside [A-Za-z0-9_.+-/]';
   }
   return null;
 }
@@ -121,7 +116,7 @@ function readFields(text: string, add: Add): Field[] {
     if (key.length > MAX_KEY_BYTES) {
       add('grammar.key_too_long', `key ${quote(key)} is ${key.length} bytes, over ${MAX_KEY_BYTES}: ${DISCARDS}`);
     } else if ((KEYS as readonly string[]).includes(key)) {
-      fields.push({ key: key as Key, value, visible: VALUE.test(value) });
+      fields.push({ key: key as Key, value, visible: inValueAlphabet(value) });
     } else {
       const what = key === '' ? `empty key (field ${quote(raw)})` : `unknown key ${quote(key)}`;
       add('grammar.unknown_key', `${what}: a terminal ignores the field`);
@@ -219,13 +214,12 @@ function checkValues(fields: Field[], state: string | null, add: Add) {
   }
   const progress = lastVisible(fields, 'progress');
   if (progress !== undefined && (state === 'working' || state === 'blocked')) {
-    const digits = PROGRESS.exec(progress.value);
-    if (digits === null || Number(digits[1]) > 100) {
+    if (parseProgress(progress.value) === null) {
       add('progress.invalid', `progress ${quote(progress.value)} is not a whole number 0-100 in digits: ${ABSENT}`);
     }
   }
   const app = lastVisible(fields, 'app');
-  if (app !== undefined && moot('app', state) === null && app.value.length <= MAX_APP_BYTES && !NAME.test(app.value)) {
+  if (app !== undefined && moot('app', state) === null && app.value.length <= MAX_APP_BYTES && !isName(app.value)) {
     const why = app.value === '' ? 'is empty' : `${quote(app.value)} has a character outside [A-Za-z0-9_.+-]`;
     add('app.invalid', `app ${why}: ${ABSENT}`);
   }
