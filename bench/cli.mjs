@@ -2,11 +2,11 @@
 // outside, alternating with `node -e 0` in pairs so that both see the same machine; the figure is
 // the median of the per-pair ratios. `paneflow ls` and `paneflow status <target>` against a live
 // instance, and `tmux list-panes` in the same run.
-// Target: `paneflow ls` within 1.3× of `node -e 0`.
+// Target: `paneflow ls` and `status` within 1.2× of `node -e 0` (`npm run bench:budgets`).
 // Run: npm run bench:cli
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { againstNode, call, hasCommand, ROOT, startServe } from './lib.mjs';
+import { againstNode, call, hasCommand, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
 
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 
@@ -14,10 +14,11 @@ const instance = startServe();
 const results = {};
 try {
   const { surface_id } = await call(instance.socket, 'workspace.create', { cwd: instance.dir });
-  results['paneflow ls'] = againstNode(process.execPath, [CLI, 'ls'], { env: instance.env });
-  results['paneflow status <target>'] = againstNode(process.execPath, [CLI, 'status', String(surface_id)], { env: instance.env });
-  results['paneflow --help'] = againstNode(process.execPath, [CLI, '--help'], { env: instance.env });
-  if (hasCommand('tmux')) {
+  const pairs = SHORT ? 10 : 15;
+  results['paneflow ls'] = againstNode(process.execPath, [CLI, 'ls'], { env: instance.env, pairs });
+  results['paneflow status <target>'] = againstNode(process.execPath, [CLI, 'status', String(surface_id)], { env: instance.env, pairs });
+  if (!SHORT) results['paneflow --help'] = againstNode(process.execPath, [CLI, '--help'], { env: instance.env });
+  if (hasCommand('tmux') && !SHORT) {
     const name = `pf-bench-${process.pid}`;
     spawnSync('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', 'sleep 60']);
     try {
@@ -30,9 +31,10 @@ try {
   instance.stop();
 }
 
-console.log('15 alternating pairs each, medians:');
+reportFigures({ ls: results['paneflow ls'], status: results['paneflow status <target>'] });
+console.log(`${SHORT ? 10 : 15} alternating pairs each, medians:`);
 for (const [label, r] of Object.entries(results)) {
   console.log(`  ${label.padEnd(26)} ${r.ms.toFixed(1).padStart(6)} ms   node -e 0 ${r.nodeMs.toFixed(1).padStart(6)} ms   ${r.ratio.toFixed(2)}×`);
 }
 if (!hasCommand('tmux')) console.log('  tmux: not installed (apt-get install tmux)');
-console.log(`target: paneflow ls within 1.3× node -e 0 (${results['paneflow ls'].ratio.toFixed(2)}×)`);
+console.log(`target: paneflow ls within 1.2× node -e 0 (${results['paneflow ls'].ratio.toFixed(2)}×)`);

@@ -10,10 +10,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, hasCommand, median, percentile, startHost } from './lib.mjs';
+import { connect, hasCommand, median, percentile, reportFigures, SHORT, startHost } from './lib.mjs';
 
+// The short form (`npm run bench:budgets`): one run of each, and no latency part.
 const SIZE = 64 * 1024 * 1024;
-const RUNS = 3;
+const RUNS = SHORT ? 1 : 3;
 const REPORTS = 500;
 
 function agentOutput() {
@@ -74,31 +75,33 @@ try {
     results.tmux = SIZE / 1e6 / median(tmuxSeconds);
   }
 
-  // Latency: the pane stamps each report with process.hrtime (CLOCK_MONOTONIC, shared by every
-  // process on the machine) in its msg; the follower subtracts on arrival. Measured on a quiet
-  // host, then while another pane floods it (`cat` of the file in a loop): what an agent's state costs to reach a face while a build log pours out.
-  const stamper = `let n = 0; const t = setInterval(() => {
-    const stamp = Buffer.from(String(process.hrtime.bigint())).toString('base64');
-    process.stdout.write('\\x1b]7501;state=working:msg=' + stamp + '\\x1b\\\\');
-    if (++n === ${REPORTS}) clearInterval(t);
-  }, 5);`;
-  // Two reports in one PTY read share one status frame; each frame is timed by its latest report.
-  let latencies = [];
-  statusListeners.push((frame) => {
-    const message = frame.declared_status?.message;
-    if (message) latencies.push(Number(process.hrtime.bigint() - BigInt(message)) / 1e6);
-  });
-  const reportLatency = async () => {
-    latencies = [];
-    const { session } = await client.request('session.create', { ...base, argv: [process.execPath, '-e', stamper] });
-    await new Promise((resolve) => exited.set(session, resolve));
-    await client.request('session.remove', { session });
-    return { frames: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-  };
-  results.quiet = await reportLatency();
-  const flood = await client.request('session.create', { ...base, argv: ['sh', '-c', `while :; do cat ${file}; done`] });
-  results.flooded = await reportLatency();
-  await client.request('session.stop', { session: flood.session });
+  if (!SHORT) {
+    // Latency: the pane stamps each report with process.hrtime (CLOCK_MONOTONIC, shared by every
+    // process on the machine) in its msg; the follower subtracts on arrival. Measured on a quiet
+    // host, then while another pane floods it (`cat` of the file in a loop): what an agent's state costs to reach a face while a build log pours out.
+    const stamper = `let n = 0; const t = setInterval(() => {
+      const stamp = Buffer.from(String(process.hrtime.bigint())).toString('base64');
+      process.stdout.write('\\x1b]7501;state=working:msg=' + stamp + '\\x1b\\\\');
+      if (++n === ${REPORTS}) clearInterval(t);
+    }, 5);`;
+    // Two reports in one PTY read share one status frame; each frame is timed by its latest report.
+    let latencies = [];
+    statusListeners.push((frame) => {
+      const message = frame.declared_status?.message;
+      if (message) latencies.push(Number(process.hrtime.bigint() - BigInt(message)) / 1e6);
+    });
+    const reportLatency = async () => {
+      latencies = [];
+      const { session } = await client.request('session.create', { ...base, argv: [process.execPath, '-e', stamper] });
+      await new Promise((resolve) => exited.set(session, resolve));
+      await client.request('session.remove', { session });
+      return { frames: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    };
+    results.quiet = await reportLatency();
+    const flood = await client.request('session.create', { ...base, argv: ['sh', '-c', `while :; do cat ${file}; done`] });
+    results.flooded = await reportLatency();
+    await client.request('session.stop', { session: flood.session });
+  }
   client.close();
 } finally {
   host.stop();
@@ -111,7 +114,8 @@ if (results.tmux) {
   console.log(`  tmux           ${results.tmux.toFixed(1).padStart(7)} MB/s`);
   console.log(`  ratio host/tmux ${(results.host / results.tmux).toFixed(2)}`);
 } else console.log('  tmux: not installed (apt-get install tmux), no ratio');
-for (const [label, latency] of [['quiet host', results.quiet], ['another pane flooding', results.flooded]]) {
+reportFigures({ host: results.host, tmux: results.tmux ?? null });
+for (const [label, latency] of SHORT ? [] : [['quiet host', results.quiet], ['another pane flooding', results.flooded]]) {
   console.log(
     `report → follower latency, ${REPORTS} reports 5 ms apart, ${label} (${latency.frames} frames): p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms`,
   );

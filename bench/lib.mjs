@@ -1,11 +1,18 @@
 // Shared by the benchmarks: a temp instance home, a raw JSON-RPC connection, statistics.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..');
+
+/** `npm run bench:budgets` runs each bench in its short form (BENCH_SHORT=1)… */
+export const SHORT = process.env.BENCH_SHORT === '1';
+/** …and reads its figures from the JSON file BENCH_JSON names. */
+export function reportFigures(figures) {
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(figures));
+}
 export const HOST_BIN = join(ROOT, 'apps/host/dist/paneflow-host.cjs');
 export const SERVE_BIN = join(ROOT, 'apps/serve/dist/paneflow-serve.cjs');
 

@@ -10,11 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, connect, cpuSeconds, hasCommand, median, ROOT, rssMiB, startHost, startServe } from './lib.mjs';
+import { call, connect, cpuSeconds, hasCommand, median, reportFigures, ROOT, rssMiB, SHORT, startHost, startServe } from './lib.mjs';
 
 const PANES = 32;
 const LINES_PER_S = 1000;
-const SECONDS = 30;
+// The short form (`npm run bench:budgets`): 8 s of load, the host's memory only.
+const SECONDS = SHORT ? 8 : 30;
 const CAT_BYTES = 64 * 1024 * 1024;
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 const AGENT = join(ROOT, 'fixtures/agent.mjs');
@@ -212,7 +213,8 @@ try {
   const tmux = hasCommand('tmux');
   if (!tmux) console.log('tmux: not installed (apt-get install tmux), no ratios');
   const h = await hostMemory();
-  const t = tmux ? await tmuxMemory() : null;
+  reportFigures({ start: h.start, loaded: h.loaded, after: h.after });
+  const t = tmux && !SHORT ? await tmuxMemory() : null;
   console.log(`memory, ${PANES} panes × ${LINES_PER_S} lines/s for ${SECONDS} s at 80x24 (RSS of the server process; tmux history-limit 10000):`);
   console.log(`                       paneflow-host       tmux   host/tmux`);
   for (const [label, key] of [
@@ -225,17 +227,19 @@ try {
     console.log(`  ${label.padEnd(20)} ${mib(h[key])}  ${t ? mib(t[key]) : '      -'}${t ? ratio(h[key], t[key]) : ''}`);
   }
   console.log(`  host: closing peak / loaded ${(h.closingPeak / h.loaded).toFixed(2)}, after closing / start ${(h.after / h.start).toFixed(2)}; lines kept per pane ${h.kept}`);
-  const hostCat = await hostThroughput();
-  const tmuxCat = tmux ? tmuxThroughput() : null;
-  console.log(`throughput, cat of ${CAT_BYTES / 1024 / 1024} MB in one 80x24 pane: host ${hostCat.toFixed(1)} MB/s${tmuxCat ? `, tmux ${tmuxCat.toFixed(1)} MB/s, host/tmux ${(hostCat / tmuxCat).toFixed(2)}` : ''}`);
-  const { idle, busy } = await fleet();
-  console.log('64 panes through serve (48 shells, 16 fixture agents), 10 s each:');
-  console.log('                      paneflow ls median / max   host CPU   serve CPU');
-  for (const [label, r] of [
-    ['idle', idle],
-    ['16 agents working', busy],
-  ]) {
-    console.log(`  ${label.padEnd(18)} ${r.lsMedian.toFixed(0).padStart(6)} / ${r.lsMax.toFixed(0).padStart(4)} ms     ${r.hostCpu.toFixed(1).padStart(5)} %    ${r.serveCpu.toFixed(1).padStart(5)} %`);
+  if (!SHORT) {
+    const hostCat = await hostThroughput();
+    const tmuxCat = tmux ? tmuxThroughput() : null;
+    console.log(`throughput, cat of ${CAT_BYTES / 1024 / 1024} MB in one 80x24 pane: host ${hostCat.toFixed(1)} MB/s${tmuxCat ? `, tmux ${tmuxCat.toFixed(1)} MB/s, host/tmux ${(hostCat / tmuxCat).toFixed(2)}` : ''}`);
+    const { idle, busy } = await fleet();
+    console.log('64 panes through serve (48 shells, 16 fixture agents), 10 s each:');
+    console.log('                      paneflow ls median / max   host CPU   serve CPU');
+    for (const [label, r] of [
+      ['idle', idle],
+      ['16 agents working', busy],
+    ]) {
+      console.log(`  ${label.padEnd(18)} ${r.lsMedian.toFixed(0).padStart(6)} / ${r.lsMax.toFixed(0).padStart(4)} ms     ${r.hostCpu.toFixed(1).padStart(5)} %    ${r.serveCpu.toFixed(1).padStart(5)} %`);
+    }
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

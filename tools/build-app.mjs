@@ -23,6 +23,10 @@ await Promise.all(
       target: 'node20',
       format: 'cjs',
       external: ['node-pty'],
+      // Every library from its sources, through the base config's paths: esbuild otherwise reads the
+      // tsconfig nearest each file, and a library without one reached another through node_modules,
+      // which put that library's whole built dist into the bundle beside the sources.
+      tsconfig: 'tsconfig.base.json',
       define: { PANEFLOW_BUILD_ID: JSON.stringify(PLACEHOLDER) },
       banner: { js: '#!/usr/bin/env node' },
       sourcemap: 'linked',

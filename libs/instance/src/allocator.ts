@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
  * and does not give it back: after 32 busy panes were closed the host stayed at 2.5× its idle
  * size, while under jemalloc, which returns freed pages after a second, it drops to 1.2–1.4×
  * (apps/host README, `npm run bench:scale`). So the host runs with jemalloc preloaded wherever the
- * system has it (Debian and Ubuntu: `libjemalloc2`), and with glibc's malloc where it does not.
+ * system has it (Debian and Ubuntu: `libjemalloc2`), and with glibc's malloc where it does not, or
+ * where `PANEFLOW_HOST_JEMALLOC=0` says so (what `npm run bench:budgets` measures a machine without it by).
  */
 const MULTIARCH: Partial<Record<NodeJS.Architecture, string>> = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' };
 const JEMALLOC_PATHS = [
@@ -31,7 +32,7 @@ export function findJemalloc(exists: (path: string) => boolean = existsSync): st
  * (`restoreUserEnvironment`) before it starts anything: a pane's programs never inherit the
  * host's allocator.
  */
-export function hostEnvironment(env: NodeJS.ProcessEnv, jemalloc = findJemalloc()): NodeJS.ProcessEnv {
+export function hostEnvironment(env: NodeJS.ProcessEnv, jemalloc = env.PANEFLOW_HOST_JEMALLOC === '0' ? null : findJemalloc()): NodeJS.ProcessEnv {
   if (!jemalloc) return env;
   const saved = Object.fromEntries(ALLOCATOR_VARIABLES.map((name) => [name, env[name] ?? null]));
   return {

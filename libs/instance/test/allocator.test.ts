@@ -38,3 +38,8 @@ test('jemalloc is looked for where Linux distributions put it, first match wins'
   if (process.platform === 'linux' && process.arch === 'x64') expect(seen).toEqual([JEMALLOC, '/usr/lib64/libjemalloc.so.2']);
   expect(findJemalloc(() => false)).toBeNull();
 });
+
+test('PANEFLOW_HOST_JEMALLOC=0 starts the host on glibc malloc even where jemalloc is', () => {
+  const env = { PATH: '/bin', PANEFLOW_HOST_JEMALLOC: '0' };
+  expect(hostEnvironment(env)).toBe(env);
+});
