@@ -4,7 +4,9 @@
 //     parse; tmux: `wait-for` signalled when cat has written everything);
 //  2. latency: a program in a pane writes an OSC 7501 report stamped with the monotonic clock; a
 //     follower of `agent.follow` receives the status frame (p50/p99 over 500 reports), on a quiet
-//     host and while another pane floods it.
+//     host and while another pane floods it;
+//  3. the host's part of a keystroke's echo: `session.input` to a `cat` until the echo comes back
+//     on a `session.output` stream (p50/p99 over 300 keys).
 // Run: npm run bench:host   (builds the host first; tmux comes from Debian's packages)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { connect, hasCommand, median, percentile, reportFigures, SHORT, startHos
 const SIZE = 64 * 1024 * 1024;
 const RUNS = SHORT ? 1 : 3;
 const REPORTS = 500;
+const KEYS = 300;
 
 function agentOutput() {
   const lines = [
@@ -101,6 +104,36 @@ try {
     const flood = await client.request('session.create', { ...base, argv: ['sh', '-c', `while :; do cat ${file}; done`] });
     results.flooded = await reportLatency();
     await client.request('session.stop', { session: flood.session });
+
+    // The host's part of a keystroke's echo: `session.input` of one key to a `cat`, until its
+    // echo comes back on a `session.output` stream (what an attach client's mirror follows).
+    const { session: typing } = await client.request('session.create', { ...base, argv: ['cat'] });
+    const stream = await connect(host.socket);
+    await stream.request('host.hello', { client: 'bench', protocol: 1, secret: host.secret });
+    let echoed = '';
+    let echo = () => undefined;
+    stream.onFrame((frame) => {
+      if (frame.type !== 'output_data') return;
+      echoed += Buffer.from(frame.data, 'base64').toString('latin1');
+      echo();
+    });
+    const { output_offset } = await client.request('session.attach', { session: typing });
+    await stream.request('session.output', { session: typing, offset: output_offset, follow: true, keepalive: false });
+    const echoes = [];
+    for (let i = 0; i < KEYS; i++) {
+      const key = `k${i}q`;
+      echoed = '';
+      const started = process.hrtime.bigint();
+      const shown = new Promise((resolve) => (echo = () => echoed.includes(key) && resolve()));
+      // The reply comes after the terminals' thread took the keystroke as a person's: not waited for.
+      const replied = client.request('session.input', { session: typing, text: key, origin: 'user' });
+      await shown;
+      echoes.push(Number(process.hrtime.bigint() - started) / 1e6);
+      await replied;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    results.echo = { p50: percentile(echoes, 50), p99: percentile(echoes, 99) };
+    stream.close();
   }
   client.close();
 } finally {
@@ -115,6 +148,7 @@ if (results.tmux) {
   console.log(`  ratio host/tmux ${(results.host / results.tmux).toFixed(2)}`);
 } else console.log('  tmux: not installed (apt-get install tmux), no ratio');
 reportFigures({ host: results.host, tmux: results.tmux ?? null });
+if (!SHORT) console.log(`keystroke → echo through the host alone (session.input to a cat, its output_data back), ${KEYS} keys: p50 ${results.echo.p50.toFixed(2)} ms, p99 ${results.echo.p99.toFixed(2)} ms`);
 for (const [label, latency] of SHORT ? [] : [['quiet host', results.quiet], ['another pane flooding', results.flooded]]) {
   console.log(
     `report → follower latency, ${REPORTS} reports 5 ms apart, ${label} (${latency.frames} frames): p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms`,

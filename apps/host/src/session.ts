@@ -1,4 +1,4 @@
-import { bootId, keepOutputAtExit, processStartTime } from '@paneflow/proc';
+import { bootId, keepOutputAtExit, processStartTime, writeNow } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
 import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
@@ -130,10 +130,15 @@ export class Session {
         context.listener.title(this);
       },
       parsed: (bytes, writes) => this.parsed(bytes, writes),
-      reply: (data) => this.pty?.write(data),
+      reply: (data) => {
+        if (this.pty) writeNow(this.pty, data);
+      },
       failed: (message) => context.log(`session ${this.id}: its terminal failed and is gone (${message}); the program goes on`),
     });
-    this.inputs = new SessionInput(this.terminal, () => this.livePty());
+    this.inputs = new SessionInput(this.terminal, () => {
+      const live = this.livePty();
+      return { write: (data) => writeNow(live, data) };
+    });
     this.foreground = new ForegroundWatch(this, {
       agentSeen: (observation, cwd) => this.resume.observed(observation, cwd),
       agentGone: () => void this.terminal.processExit().catch(() => undefined),

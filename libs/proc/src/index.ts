@@ -107,3 +107,4 @@ export function bootId(): string {
   return readProcFile('/proc/sys/kernel/random/boot_id')?.trim() ?? 'unknown';
 }
 export { keepOutputAtExit } from './pty-exit';
+export { writeNow } from './pty-write';
