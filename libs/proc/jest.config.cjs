@@ -3,4 +3,6 @@ module.exports = {
   displayName: 'proc',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Real processes and PTYs (and a thread pool kept busy): a loaded machine needs the time.
+  testTimeout: 30_000,
 };

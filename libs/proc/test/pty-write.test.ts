@@ -1,7 +1,10 @@
 // Real PTYs: writeNow puts a keystroke into the PTY without libuv's thread pool, where node-pty's
 // own write waits behind whatever else the pool does; and a write the kernel cannot take at once
 // keeps its order with what follows.
-import { pbkdf2 } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, open, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as pty from 'node-pty';
 import { writeNow } from '../src/pty-write';
 
@@ -23,32 +26,40 @@ function echoing(argv: string[]) {
 }
 
 /**
- * Twice as many slow jobs as libuv's pool has threads, all queued now: a write node-pty queues
- * after them starts only once more than a pool's worth of them have ended.
+ * Every thread of libuv's pool held until `release()`: each opens a FIFO for reading, which blocks
+ * until a writer opens it. Nothing that needs the pool (node-pty's write among it) runs meanwhile.
  */
-function busyPool() {
+function holdPool(dir: string) {
   const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
-  let ended = 0;
-  const job = () => new Promise<void>((resolve, reject) => pbkdf2('x', 'y', 1_500_000, 32, 'sha512', (error) => (error ? reject(error) : (ended++, resolve()))));
-  const all = Promise.all(Array.from({ length: threads * 2 }, job));
-  return { threads, ended: () => ended, all };
+  const fifos = Array.from({ length: threads }, (_, i) => join(dir, `hold-${i}`));
+  for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+  const opened = fifos.map((fifo) => new Promise<number>((resolve, reject) => open(fifo, 'r', (error, fd) => (error ? reject(error) : resolve(fd)))));
+  let released: Promise<void> | null = null;
+  const release = async () => {
+    for (const fifo of fifos) closeSync(openSync(fifo, 'w'));
+    for (const fd of await Promise.all(opened)) closeSync(fd);
+  };
+  return { release: () => (released ??= release()) };
 }
 
-test('a key written with writeNow is echoed while the thread pool is busy; with node-pty alone it waits for the pool', async () => {
+// Released even when a test fails on its timeout: a held pool would hold jest too.
+let held: { release(): Promise<void> } | null = null;
+afterEach(() => held?.release());
+
+test("a key written with writeNow is echoed while every thread of libuv's pool is held, as node-pty's own write is not", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pf-pty-write-'));
   const { terminal, seen } = echoing(['cat']);
   try {
-    terminal.write('warm\r');
-    await seen('warm');
-    const pool = busyPool();
+    const pool = (held = holdPool(dir));
     writeNow(terminal, 'now\r');
+    // With the pool held, only a write that needs no pool thread can be echoed.
     await seen('now');
-    expect(pool.ended()).toBe(0);
     terminal.write('queued\r');
+    await pool.release();
     await seen('queued');
-    expect(pool.ended()).toBeGreaterThan(pool.threads);
-    await pool.all;
   } finally {
     terminal.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
