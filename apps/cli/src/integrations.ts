@@ -235,14 +235,26 @@ function uninstall(parts: Part[], all = targets()): number {
   });
 }
 
-/** One part's state, `not_detected` for an agent that is neither installed nor there; a file that cannot be read says why. */
-function partState(part: Part, target: Target, file: string): { state: InstallState | 'not_detected'; line: string } {
+/** One part of an agent's wiring: its state (`not_detected` for an agent neither installed nor there), where, and why it could not be read. */
+export interface WiringState {
+  state: InstallState | 'not_detected';
+  file: string;
+  problem: string | null;
+}
+
+function readPart(part: Part, target: Target, file: string): WiringState {
   try {
     const state = part.state(target, file);
-    return !target.detected && state === 'absent' ? { state: 'not_detected', line: 'not_detected' } : { state, line: `${state} (${file})` };
+    return { state: !target.detected && state === 'absent' ? 'not_detected' : state, file, problem: null };
   } catch (error) {
-    return { state: 'absent', line: `absent (${(error as Error).message})` };
+    return { state: 'absent', file, problem: (error as Error).message };
   }
+}
+
+/** One part's state and its line for `status` and `integrations list`. */
+function partState(part: Part, target: Target, file: string): { state: InstallState | 'not_detected'; line: string } {
+  const { state, problem } = readPart(part, target, file);
+  return { state, line: problem ? `absent (${problem})` : state === 'not_detected' ? state : `${state} (${file})` };
 }
 
 /** The descriptor's one-line summary, under the agent's state line. */
@@ -306,24 +318,12 @@ export const integrationsList = () => list();
 export const integrationsInstall = (name: string) => install([HOOKS, MCP], [named(name)], true);
 export const integrationsRemove = (name: string) => uninstall([HOOKS, MCP], [named(name)]);
 
-/** One part of an agent's wiring as `paneflow doctor` reports it: its state, where, and why it could not be read. */
-export interface WiringState {
-  state: InstallState | 'not_detected';
-  file: string;
-  problem: string | null;
-}
-
-/** An agent's hooks and MCP server registration; null for a part it has none of. */
+/** An agent's hooks and MCP server registration, as `paneflow doctor` reports them; null for a part it has none of. */
 export function wiringOf(runtime: Runtime): { hooks: WiringState | null; mcp: WiringState | null } {
   const target = targetOf(runtime);
   const one = (part: Part): WiringState | null => {
     const file = target ? part.file(target) : null;
-    if (target === null || file === null) return null;
-    try {
-      return { state: part.state(target, file), file, problem: null };
-    } catch (error) {
-      return { state: 'absent', file, problem: (error as Error).message };
-    }
+    return target === null || file === null ? null : readPart(part, target, file);
   };
   return { hooks: one(HOOKS), mcp: one(MCP) };
 }

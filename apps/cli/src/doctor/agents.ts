@@ -25,16 +25,15 @@ function versionOf(path: string): string | null {
 }
 
 function versionCheck(runtime: Runtime, path: string): Check {
-  const name = `${runtime.slug}`;
+  const name = runtime.slug;
   const version = versionOf(path);
   const first = runtime.status.first_version;
-  const at = `${path}`;
-  if (version === null) return check(group, name, 'warn', `${at}: \`--version\` gave no version`, first ? `turn status needs ${first} or later` : null);
-  if (!first) return check(group, name, 'info', `${version} at ${at}; not known to declare OSC 7501 yet: its panes show "No status" until it does`);
+  if (version === null) return check(group, name, 'warn', `${path}: \`--version\` gave no version`, first ? `turn status needs ${first} or later` : null);
+  if (!first) return check(group, name, 'info', `${version} at ${path}; not known to declare OSC 7501 yet: its panes show "No status" until it does`);
   if (older(parseVersion(version)!, parseVersion(first)!)) {
-    return check(group, name, 'fail', `${version} at ${at} is too old to declare its turns (OSC 7501 since ${first}): its panes show "No status"`, `upgrade ${runtime.label} to ${first} or later`);
+    return check(group, name, 'fail', `${version} at ${path} is too old to declare its turns (OSC 7501 since ${first}): its panes show "No status"`, `upgrade ${runtime.label} to ${first} or later`);
   }
-  return check(group, name, 'ok', `${version} at ${at} (declares its turns since ${first})`);
+  return check(group, name, 'ok', `${version} at ${path} (declares its turns since ${first})`);
 }
 
 /** Hooks or MCP registration: installed and current, stale, or absent, with the one command that mends it. */
