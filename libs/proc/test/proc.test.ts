@@ -23,8 +23,10 @@ test('stat gives the command name, even one with spaces and parentheses, and the
 });
 
 test('an exited process that nobody has reaped (a zombie) has no start time', async () => {
-  // `sleep 0` exits at once; its parent execs into a sleep that never reaps it.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30']);
+  // The shell execs into a sleep that never reaps; the background `sleep 2` exits after that, so
+  // its zombie stays. (A child already gone before the exec, as `sleep 0` was on a loaded CI, the
+  // shell itself may reap first.)
+  const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 30']);
   try {
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))));
     // On a loaded machine the exit can take seconds to come.
