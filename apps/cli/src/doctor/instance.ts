@@ -125,14 +125,15 @@ export async function instanceChecks(endpoints: Endpoints): Promise<{ checks: Ch
     checks.push(check(group, 'gates', 'info', on.length === 0 ? 'read-only: scripts cannot write to panes (PANEFLOW_IPC_SCRIPTING=1 in serve\'s environment lets them)' : `on: ${on.join(', ')}`));
   }
 
+  const serving = serve !== null && !(serve instanceof Error);
+  const hosting = host !== null && !(host instanceof Error);
   if (host instanceof Error) checks.push(check(group, 'host', 'fail', `the host could not be asked: ${host.message}`));
-  else if (host === null) checks.push(check(group, 'host', serve && !(serve instanceof Error) ? 'fail' : 'warn', 'not running: no pane runs', 'paneflow start'));
+  else if (host === null) checks.push(check(group, 'host', serving ? 'fail' : 'warn', 'not running: no pane runs', 'paneflow start'));
   else checks.push(check(group, 'host', 'ok', `pid ${host.pid}, ${host.sessions.live} live session(s)`), buildCheck('host', host.build_id, 'the host keeps running panes; the new build runs after paneflow stop --force; paneflow start'));
 
-  const hostPid = host && !(host instanceof Error) ? host.pid : null;
-  checks.push(socketCheck('public socket', endpoints.publicSocket, serve !== null && !(serve instanceof Error)));
-  checks.push(socketCheck('host socket', endpoints.hostSocket, host !== null && !(host instanceof Error)));
+  checks.push(socketCheck('public socket', endpoints.publicSocket, serving));
+  checks.push(socketCheck('host socket', endpoints.hostSocket, hosting));
   checks.push(...[logCheck(endpoints.home, 'host'), logCheck(endpoints.home, 'serve')].flatMap((c) => c ?? []));
-  checks.push(jemallocCheck(hostPid));
-  return { checks, serving: serve !== null && !(serve instanceof Error) };
+  checks.push(jemallocCheck(hosting ? host.pid : null));
+  return { checks, serving };
 }
