@@ -121,6 +121,27 @@ test('kill -9 the host while two agents are mid-turn; start; restore: both resum
   expect(home.run(['restore']).stdout).toBe('nothing to restore: every agent pane is running\n');
 }, 120_000);
 
+test('kill -9 of the host mid-turn: the restored pane shows what it last showed, marked as history, above the resumed conversation', async () => {
+  upTeam([{ name: 'lead', command: 'claude --work-ms 600000' }]);
+  await ready();
+  expect(home.run(['send', 'lead', 'write the tests', '--submit', '--scope', 'all']).code).toBe(0);
+  await until(async () => (await row('lead')).status === 'busy', 'the agent works');
+  const id = await conversationOf('lead');
+  // The screen the host saved beside the manifest once the output settled: the turn it is in.
+  const saved = join(home.env.PANEFLOW_HOME!, 'host/sessions', `${(await row('lead')).session}.screen`);
+  await until(() => existsSync(saved) && readFileSync(saved, 'utf8').includes('write the tests'), 'the screen is saved');
+
+  killNow(pidOf('host'));
+  await until(async () => (await rows()).every((r) => r.lifecycle === 'lost'), 'the session is lost');
+  expect(home.run(['start']).code).toBe(0);
+  expect(home.run(['restart', 'lead', '--scope', 'all']).stdout).toBe(`lead: resumed conversation ${id}\n`);
+  // What it showed (the turn it was in), the line that marks it, then the agent's own replay.
+  const shown = await screen(home, 'lead', /above: what this pane showed before the host stopped[\s\S]*❯ write the tests/);
+  const marker = shown.indexOf('── above: what this pane showed before the host stopped (');
+  expect(shown.slice(0, marker)).toMatch(/> write the tests\nthinking about: write the tests/);
+  expect(shown.slice(marker)).toContain(`❯ write the tests\nconversation ${id}`);
+}, 120_000);
+
 test('a resume that prints a failure marker is reported as failed and nothing starts in its place; --fresh starts the launch', async () => {
   upTeam([{ name: 'lead', command: 'claude' }]);
   await ready();

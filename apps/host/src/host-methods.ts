@@ -8,6 +8,7 @@ import type { Host } from './host';
 import type { Session } from './session';
 import { followOutput } from './output';
 import { planRestart } from './resume';
+import { historyPreamble } from './saved-screens';
 
 const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
 
@@ -128,7 +129,9 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'session.input': ({ session, text, origin, paste }, { connection }) => host.find(session).input(text, origin, paste, clients.get(connection)),
     'session.key': ({ session, keystroke, origin }) => host.find(session).key(keystroke, origin),
     'session.resize': ({ session, cols, rows }) => {
-      host.find(session).resize(cols, rows);
+      const found = host.find(session);
+      found.resize(cols, rows);
+      host.screens.changed(found);
       return {};
     },
     'session.read': ({ session, lines, offset }) => host.find(session).read(lines, offset),
@@ -143,18 +146,29 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       await host.find(session).stop();
       return {};
     },
-    'session.restart': ({ session, fresh }) => {
-      const old = sessions.get(session);
-      const manifest = old?.manifest() ?? manifests.inherited.get(session);
-      if (!manifest) throw notFound(session);
-      if (manifest.lifecycle !== 'exited' && manifest.lifecycle !== 'lost' && manifest.lifecycle !== 'failed') {
-        throw new RpcError(ErrorCode.SessionLive, `session ${session} is ${manifest.lifecycle}`, { reason: 'session_live' });
-      }
+    'session.restart': async ({ session, fresh }) => {
+      const ended = () => {
+        const old = sessions.get(session);
+        const manifest = old?.manifest() ?? manifests.inherited.get(session);
+        if (!manifest) throw notFound(session);
+        if (manifest.lifecycle !== 'exited' && manifest.lifecycle !== 'lost' && manifest.lifecycle !== 'failed') {
+          throw new RpcError(ErrorCode.SessionLive, `session ${session} is ${manifest.lifecycle}`, { reason: 'session_live' });
+        }
+        return { old, manifest };
+      };
+      const lost = ended().manifest;
+      // A lost session's process may have outlived its host (deaf to the hangup): two agents on one
+      // conversation must never run, so the recorded one, proven by its start time, is ended first.
+      if (lost.lifecycle === 'lost' && lost.process && isSameProcess(lost.process.pid, lost.process.started_at)) await stopTree(lost.process.pid);
+      // Asked again after the wait: another restart may have come first.
+      const { old, manifest } = ended();
       old?.dispose();
       sessions.delete(session);
       manifests.inherited.delete(session);
       const { launch } = manifest;
       const plan = planRestart(manifest, runtimeCatalog(), fresh ?? false);
+      // A session the host lost shows what it last showed, above what runs now.
+      const saved = manifest.lifecycle === 'lost' ? host.screens.read(session) : null;
       const restarted = host.create(
         {
           workspace_id: manifest.workspace_id,
@@ -169,7 +183,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
         },
         manifest.generation + 1,
         session,
-        { resume: manifest.resume ?? null, plan },
+        { resume: manifest.resume ?? null, plan, history: saved && historyPreamble(saved, manifest.lost ?? null, launch.cols) },
       );
       return { session, generation: restarted.generation, pid: restarted.pid ?? 0, mode: plan.restart.mode, restart: restarted.resume.restart ?? plan.restart };
     },

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Follower } from './follower';
 import { ManifestStore } from './manifests';
 import type { RestartPlan } from './resume';
+import { SavedScreens } from './saved-screens';
 import type { TerminalPool } from './terminals';
 import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
 
@@ -22,6 +23,7 @@ export class Host {
   readonly sessions = new Map<string, Session>();
   readonly followers = new Set<Follower>();
   readonly manifests: ManifestStore;
+  readonly screens: SavedScreens;
   readonly counters: Record<string, number> = { sessions_created: 0, follower_resyncs: 0, follower_collapses: 0 };
   shuttingDown = false;
   onShutdown: () => void = () => undefined;
@@ -36,13 +38,17 @@ export class Host {
     private readonly terminals: TerminalPool,
     private readonly log: (message: string) => void,
   ) {
-    this.manifests = new ManifestStore(join(endpoints.home, 'host', 'sessions'), (session) => this.sessions.get(session.id) === session, log);
+    const sessionsDir = join(endpoints.home, 'host', 'sessions');
+    const isCurrent = (session: Session) => this.sessions.get(session.id) === session;
+    this.manifests = new ManifestStore(sessionsDir, isCurrent, log);
+    this.screens = new SavedScreens(sessionsDir, isCurrent, log);
   }
 
   /** Adopts an earlier host's manifests, then answers on `host.sock` with these methods (host-methods.ts). */
   async start(handlers: Handlers<HostMethods>): Promise<void> {
     // Read before the server replaces it: a socket left behind means its host died, not the machine.
     this.manifests.adopt({ bootId: bootId(), hostSocketLeft: existsSync(this.endpoints.hostSocket) });
+    this.screens.adopt(new Set(this.manifests.inherited.keys()));
     // Before the socket exists: a client that reaches this host can always read its secret.
     writeTextAtomic(hostSecretPath(this.endpoints.home), this.secret, 0o600);
     this.server = new RpcServer<HostMethods>({
@@ -66,7 +72,10 @@ export class Host {
         this.announce(session, 'status');
         this.manifests.schedule(session, false);
       },
-      output: (session) => this.announce(session, 'output'),
+      output: (session) => {
+        this.announce(session, 'output');
+        this.screens.changed(session);
+      },
       title: (session) => {
         this.broadcast({ type: 'title', at_ms: Date.now(), session: session.id, title: session.title });
         this.manifests.schedule(session, false);
@@ -100,6 +109,7 @@ export class Host {
           pid: session.pid,
         });
         this.manifests.schedule(session, true);
+        if (session.lifecycle === 'exited') void this.screens.saveNow(session);
       },
     };
   }
@@ -189,10 +199,16 @@ export class Host {
   }
 
   /**
-   * A new session, or with `carried` the next generation of one: its resume record, and the
-   * restart plan whose program runs instead of the recorded launch.
+   * A new session, or with `carried` the next generation of one: its resume record, the
+   * restart plan whose program runs instead of the recorded launch, and what it shows first as
+   * history (a lost session's saved screen).
    */
-  create(params: ParamsOf<HostMethods, 'session.create'>, generation = 1, id = params.session ?? randomUUID(), carried?: { resume: ResumeRecord | null; plan: RestartPlan }): Session {
+  create(
+    params: ParamsOf<HostMethods, 'session.create'>,
+    generation = 1,
+    id = params.session ?? randomUUID(),
+    carried?: { resume: ResumeRecord | null; plan: RestartPlan; history: string | null },
+  ): Session {
     if (this.sessions.has(id) || this.manifests.inherited.has(id)) {
       throw new RpcError(ErrorCode.InvalidParams, `session ${id} exists already`, { reason: 'session_exists', field: 'session' });
     }
@@ -223,6 +239,7 @@ export class Host {
     );
     this.sessions.set(id, session);
     this.counters.sessions_created++;
+    if (carried?.history) session.showHistory(carried.history);
     session.start(this.environment(session));
     return session;
   }
@@ -250,6 +267,7 @@ export class Host {
     this.sessions.get(id)?.dispose();
     this.sessions.delete(id);
     this.manifests.remove(id);
+    this.screens.forget(id);
     // Serve's subagent markers (REFERENCE.md §1.1) go with the session.
     rmSync(join(this.endpoints.home, 'host', 'session-data', id), { recursive: true, force: true });
     this.broadcast({ type: 'removed', at_ms: Date.now(), session: id });

@@ -178,9 +178,22 @@ export class Session {
 
   private receive(bytes: Buffer) {
     this.foreground.request();
+    this.resume.output(bytes);
+    this.feed(bytes);
+  }
+
+  /**
+   * Before the process starts: what the pane shows first, above its output (a lost session's
+   * saved screen). It is the start of this generation's output, so a mirror from offset 0 and
+   * one from a checkpoint see the same; no failure marker or scan is looked for in it.
+   */
+  showHistory(text: string): void {
+    this.feed(Buffer.from(text));
+  }
+
+  private feed(bytes: Buffer) {
     this.inbox += bytes.length;
     this.output.append(bytes);
-    this.resume.output(bytes);
     for (const watcher of this.outputWatchers) watcher();
     // The terminal parses slower than a PTY can deliver: past the high-water mark the program waits.
     if (!this.paused && this.inbox > INBOX_HIGH_WATER) {

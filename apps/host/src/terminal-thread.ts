@@ -134,6 +134,8 @@ export function serveTerminals(port: TerminalPort): void {
         return canonical.search(question.pattern, question.maxMatches);
       case 'checkpoint':
         return canonical.checkpoint(question.scrollback, question.deepBytes);
+      case 'savedScreen':
+        return canonical.savedScreen(question.scrollback, question.deepBytes);
       case 'finalText':
         return canonical.finalText(question.maxBytes);
     }

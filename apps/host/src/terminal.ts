@@ -259,6 +259,15 @@ export class CanonicalTerminal {
     return { ...this.text.serialize(scrollback, deepBytes), output_offset: this.parsedOffset, ...this.size, dropped_rows: this.text.droppedRows };
   }
 
+  /** A checkpoint to keep on disk, and how many rows of the normal screen, from the top, hold something. */
+  savedScreen(scrollback: number, deepBytes: number): ReturnType<CanonicalTerminal['checkpoint']> & { content_rows: number } {
+    const checkpoint = this.checkpoint(scrollback, deepBytes);
+    const buffer = this.term.buffer.normal;
+    let rows = this.term.rows;
+    while (rows > 0 && buffer.getLine(buffer.baseY + rows - 1)?.translateToString(true) === '') rows--;
+    return { ...checkpoint, content_rows: rows };
+  }
+
   /** Lines counted from the end: `offset` 0 ends at the last line. */
   read(lines?: number, offset?: number) {
     this.settle();

@@ -16,7 +16,7 @@ export type Question =
   | { name: 'processExit' }
   | { name: 'read'; lines?: number; offset?: number }
   | { name: 'search'; pattern: string; maxMatches?: number }
-  | { name: 'checkpoint'; scrollback: number; deepBytes: number }
+  | { name: 'checkpoint' | 'savedScreen'; scrollback: number; deepBytes: number }
   | { name: 'finalText'; maxBytes: number };
 
 /** To the terminals' thread; handled in the order sent. */
@@ -245,6 +245,11 @@ export class RemoteTerminal {
   /** A mirror's starting point (CanonicalTerminal.checkpoint). */
   checkpoint(scrollback: number, deepBytes: number): Promise<Checkpoint> {
     return this.ask({ name: 'checkpoint', scrollback, deepBytes });
+  }
+
+  /** A checkpoint to keep on disk, with the rows of its screen that hold something (CanonicalTerminal.savedScreen). */
+  savedScreen(scrollback: number, deepBytes: number): Promise<Checkpoint & { content_rows: number }> {
+    return this.ask({ name: 'savedScreen', scrollback, deepBytes });
   }
 
   /** The last screen text within `maxBytes`. */

@@ -53,6 +53,7 @@ interface Core {
   _writeBuffer: { writeSync(data: string | Uint8Array): void };
   unicodeService: { wcwidth(codePoint: number): number };
   coreService: { isCursorHidden: boolean; decPrivateModes: { cursorStyle?: CursorModes['style']; cursorBlink?: boolean } };
+  coreMouseService: { activeEncoding: string };
   _charsetService: { charset: object | undefined };
   _inputHandler: { getAttrData(): CurrentAttr; _parser: { currentState: number } };
   buffers: { active: { scrollTop: number; scrollBottom: number } };
@@ -101,6 +102,12 @@ export function scrollRegion(term: XtermTerminal): { top: number; bottom: number
 export function cursorModes(term: XtermTerminal): CursorModes {
   const service = core(term).coreService;
   return { hidden: service.isCursorHidden, style: service.decPrivateModes.cursorStyle, blink: service.decPrivateModes.cursorBlink === true };
+}
+
+/** The mouse report encoding the program chose (?1006 SGR, ?1016 SGR pixels): the public `modes` says which events are reported, not how. */
+export function mouseEncoding(term: XtermTerminal): 'default' | 'sgr' | 'sgr_pixels' {
+  const encoding = core(term).coreMouseService.activeEncoding;
+  return encoding === 'SGR' ? 'sgr' : encoding === 'SGR_PIXELS' ? 'sgr_pixels' : 'default';
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   currentAttr,
   cursorModes,
   lineWords,
+  mouseEncoding,
   parserInGround,
   scrollRegion,
   terminalCharWidth,
@@ -127,6 +128,16 @@ test("cursorModes follows DECTCEM and DECSCUSR, which the public modes and optio
   expect(term.options.cursorStyle).toBe('block');
   writeSync(term, `${ESC}[?25h`);
   expect(cursorModes(term).hidden).toBe(false);
+});
+
+test('mouseEncoding follows ?1006 and ?1016, which the public modes do not', () => {
+  expect(mouseEncoding(term)).toBe('default');
+  writeSync(term, `${ESC}[?1000h${ESC}[?1006h`);
+  expect([term.modes.mouseTrackingMode, mouseEncoding(term)]).toEqual(['vt200', 'sgr']);
+  writeSync(term, `${ESC}[?1016h`);
+  expect(mouseEncoding(term)).toBe('sgr_pixels');
+  writeSync(term, `${ESC}[?1016l`);
+  expect(mouseEncoding(term)).toBe('default');
 });
 
 test('lineWords reads a line as three words a cell: code points, widths, combined text, colours', () => {

@@ -1,0 +1,19 @@
+import { cursorModes, mouseEncoding, type XtermTerminal } from './xterm-internals';
+
+const CURSOR_SHAPES = { block: 1, underline: 3, bar: 5 } as const;
+
+/**
+ * The modes a program sets that xterm's serialize addon leaves out of a checkpoint: a hidden
+ * cursor (DECTCEM), the cursor's shape (DECSCUSR) and the mouse encoding (?1006, ?1016). A mirror
+ * that replays a checkpoint without them starts with a visible block cursor and X10 mouse reports.
+ */
+export function modesBeyondSerialize(term: XtermTerminal): string {
+  const cursor = cursorModes(term);
+  let sequences = cursor.hidden ? '\x1b[?25l' : '';
+  // DECSCUSR: odd blinks, even is steady.
+  if (cursor.style) sequences += `\x1b[${CURSOR_SHAPES[cursor.style] + (cursor.blink ? 0 : 1)} q`;
+  const encoding = mouseEncoding(term);
+  if (encoding === 'sgr') sequences += '\x1b[?1006h';
+  else if (encoding === 'sgr_pixels') sequences += '\x1b[?1016h';
+  return sequences;
+}
