@@ -1,5 +1,6 @@
 // Writes each jest run's counts to $PANEFLOW_TEST_RESULTS/<nx project>.json, so that .ci/run can print
-// one "N passed, N failed" line for the whole workspace. A suite that fails to load counts as failed.
+// one "N passed, N failed" line for the whole workspace. A suite that fails to load counts as failed;
+// skipped tests are listed by name, and CI counts them as failed (see sum-test-results.mjs).
 // Each failure's name and the head of its message go along, so the end of a CI log says what failed.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,6 +20,7 @@ class ResultsReporter {
       failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
       skipped: results.numPendingTests + results.numTodoTests,
       failures: failuresOf(results, this.rootDir),
+      skips: skipsOf(results, this.rootDir),
     };
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${project}.json`);
@@ -37,6 +39,17 @@ function failuresOf(results, rootDir) {
     }
   }
   return failures;
+}
+
+// Skipped tests by name: a test skips itself where the machine lacks what it needs (root, sshd).
+function skipsOf(results, rootDir) {
+  const skips = [];
+  for (const suite of results.testResults) {
+    for (const test of suite.testResults) {
+      if (test.status === 'pending' || test.status === 'todo' || test.status === 'skipped') skips.push({ file: path.relative(rootDir, suite.testFilePath), name: test.fullName });
+    }
+  }
+  return skips;
 }
 
 // The first lines of a failure, without colour codes: enough to tell a timeout from a wrong value.
