@@ -1,6 +1,7 @@
 import type { Manifest } from '@paneflow/protocol';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
+import { readRegularFileSync, RefusedFileError } from '@paneflow/instance';
+import { readdirSync, rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from './session';
@@ -99,31 +100,17 @@ export class SavedScreens {
 
   /**
    * The saved screen of a session an earlier host ran, or null when there is none or it is not
-   * one: a regular file of bounded size (opened without blocking on a FIFO), JSON of this shape.
+   * one: a regular file of bounded size (`readRegularFileSync`: a FIFO does not block), JSON of
+   * this shape.
    */
   read(id: string): SavedScreen | null {
-    let text: string;
     try {
-      const fd = openSync(this.pathOf(id), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-      try {
-        const stat = fstatSync(fd);
-        if (!stat.isFile() || stat.size > SCREEN_FILE_MAX_BYTES) throw new Error(stat.isFile() ? `${stat.size} bytes, over ${SCREEN_FILE_MAX_BYTES}` : 'not a regular file');
-        const buffer = Buffer.alloc(stat.size);
-        let read = 0;
-        while (read < stat.size) {
-          const n = readSync(fd, buffer, read, stat.size - read, read);
-          if (n === 0) break;
-          read += n;
-        }
-        text = buffer.toString('utf8', 0, read);
-      } finally {
-        closeSync(fd);
-      }
-      const saved = JSON.parse(text) as SavedScreen;
+      const saved = JSON.parse(readRegularFileSync(this.pathOf(id), { maxBytes: SCREEN_FILE_MAX_BYTES }).toString('utf8')) as SavedScreen;
       if (saved.session !== id || typeof saved.checkpoint !== 'string' || !Number.isFinite(saved.saved_at_ms) || !Number.isInteger(saved.content_rows)) throw new Error('not a saved screen');
       return saved;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log(`session ${id}: its saved screen is not shown: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      this.log(`session ${id}: its saved screen is not shown: ${error instanceof RefusedFileError ? error.why : (error as Error).message}`);
       return null;
     }
   }

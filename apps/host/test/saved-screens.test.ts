@@ -114,6 +114,6 @@ test('a saved screen that is not one (a FIFO, garbage) is not shown and does not
     expect(text).not.toContain('above: what this pane showed');
   }
   const log = readFileSync(join(host.env.PANEFLOW_HOME!, 'host/host.log'), 'utf8');
-  expect(log).toContain(`session ${fifo}: its saved screen is not shown: not a regular file`);
+  expect(log).toContain(`session ${fifo}: its saved screen is not shown: a FIFO, not a regular file`);
   expect(log).toMatch(new RegExp(`session ${garbage}: its saved screen is not shown: .*JSON`));
 });

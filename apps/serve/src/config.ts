@@ -1,5 +1,7 @@
-import { SUBMIT_PASTE_DELAY_MS, type Presentation } from '@paneflow/protocol';
-import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/instance';
+import { CONFIG_FILE_MAX_BYTES, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, type Presentation } from '@paneflow/protocol';
+import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -70,8 +72,11 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
         bool(key, value);
         break;
       case 'submit_paste_delay_ms':
-        if (typeof value === 'number' && Number.isFinite(value)) config.submit_paste_delay_ms = Math.min(5000, Math.max(10, Math.round(value)));
-        else ignored.push(`${key}: expected a number of milliseconds, got ${JSON.stringify(value)}`);
+        if (typeof value === 'number' && Number.isFinite(value)) {
+          // Clamped as REFERENCE.md §4.4 says, and said: a delay of -100 is not kept silently.
+          config.submit_paste_delay_ms = Math.min(SUBMIT_PASTE_DELAY_MAX_MS, Math.max(SUBMIT_PASTE_DELAY_MIN_MS, Math.round(value)));
+          if (config.submit_paste_delay_ms !== value) ignored.push(`${key}: ${value} is outside ${SUBMIT_PASTE_DELAY_MIN_MS}-${SUBMIT_PASTE_DELAY_MAX_MS} ms; ${config.submit_paste_delay_ms} is used`);
+        } else ignored.push(`${key}: expected a number of milliseconds, got ${JSON.stringify(value)}`);
         break;
       case 'agent_stall_threshold_secs':
         if (typeof value === 'number' && value >= 0) config.agent_stall_threshold_secs = value;
@@ -113,14 +118,28 @@ export function presentationOf(config: Config): Presentation {
   return { reduce_motion: config.reduce_motion, attach: config.attach };
 }
 
+/** The config is the user's to place: a link to a regular file is fine. */
+const READ = { maxBytes: CONFIG_FILE_MAX_BYTES, follow: true };
+
+/** A file that has not changed since it was read keeps this. */
+const identity = (info: Stats) => `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+
 /**
  * The live config: read again when the file changes (checked at most once a second, on use, and
- * when its directory reports a change, so a shown or hidden agent reaches the faces at once).
+ * when its directory reports a change, so a shown or hidden agent reaches the faces at once). The
+ * first read is done before serve listens; the others off the event loop, so whatever is put in
+ * the file's place (`/dev/zero`, a FIFO, a huge file) is refused (`readRegularFile`) and serve
+ * answers on. A file refused or gone is logged once, not at each check.
  */
 export class ConfigSource {
   private config: Config = DEFAULT_CONFIG;
-  private mtimeMs = -1;
+  /** The file last read or refused (`identity`), null when there was none. */
+  private seen: string | null = null;
   private checkedAt = 0;
+  /** The problem last logged, until a file is read again. */
+  private said: string | null = null;
+  private reloading: Promise<void> | null = null;
+  private again = false;
   private watcher: FSWatcher | null = null;
   /** Called (on a later turn) when a reload changed which agents are shown. */
   onVisibilityChange: () => void = () => undefined;
@@ -132,11 +151,20 @@ export class ConfigSource {
     private readonly visibilityKeys: ReadonlySet<string>,
     private readonly log: (message: string) => void,
   ) {
-    this.reload();
+    this.checkedAt = Date.now();
+    let seen: string | null = null;
+    try {
+      seen = identity(statSync(this.path));
+      this.use(readRegularFileSync(this.path, READ));
+    } catch (error) {
+      this.failed(error as NodeJS.ErrnoException);
+    }
+    this.seen = seen;
   }
 
+  /** The config in effect; a check for a change, when one is due, takes effect for a later use. */
   get current(): Config {
-    if (Date.now() - this.checkedAt >= 1000) this.reload();
+    if (Date.now() - this.checkedAt >= 1000) void this.reload();
     return this.config;
   }
 
@@ -144,7 +172,7 @@ export class ConfigSource {
   watch(): void {
     try {
       this.watcher = watch(dirname(this.path), { persistent: false }, (_event, name) => {
-        if (name === null || name === basename(this.path)) this.reload();
+        if (name === null || name === basename(this.path)) void this.reload();
       });
       this.watcher.on('error', () => this.unwatch());
     } catch {
@@ -157,37 +185,60 @@ export class ConfigSource {
     this.watcher = null;
   }
 
-  private reload() {
-    const visibility = JSON.stringify(this.config.visibility);
-    const presentation = JSON.stringify(presentationOf(this.config));
-    this.load();
-    if (JSON.stringify(this.config.visibility) !== visibility) setImmediate(() => this.onVisibilityChange());
-    if (JSON.stringify(presentationOf(this.config)) !== presentation) setImmediate(() => this.onPresentationChange());
+  /** One read at a time; a reload asked for meanwhile runs once after it. */
+  reload(): Promise<void> {
+    if (this.reloading) {
+      this.again = true;
+      return this.reloading;
+    }
+    const run = async () => {
+      do {
+        this.again = false;
+        await this.load();
+      } while (this.again);
+    };
+    this.reloading = run().finally(() => (this.reloading = null));
+    return this.reloading;
   }
 
-  private load() {
+  private async load(): Promise<void> {
     this.checkedAt = Date.now();
-    let mtimeMs: number;
+    let seen: string | null = null;
     try {
-      mtimeMs = statSync(this.path).mtimeMs;
-    } catch {
-      if (this.mtimeMs !== -1) this.log(`config ${this.path} is gone; defaults in effect`);
-      this.mtimeMs = -1;
-      this.config = DEFAULT_CONFIG;
-      return;
-    }
-    if (mtimeMs === this.mtimeMs) return;
-    this.mtimeMs = mtimeMs;
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
+      seen = identity(await stat(this.path));
+      if (seen === this.seen) return;
+      this.use(await readRegularFile(this.path, READ));
     } catch (error) {
-      this.log(`config ${this.path} unreadable (${(error as Error).message}); defaults in effect`);
-      this.config = DEFAULT_CONFIG;
-      return;
+      this.failed(error as NodeJS.ErrnoException);
     }
-    const { config, ignored } = parseConfig(text, this.visibilityKeys);
+    this.seen = seen;
+  }
+
+  private use(bytes: Buffer): void {
+    const { config, ignored } = parseConfig(bytes.toString('utf8'), this.visibilityKeys);
     for (const problem of ignored) this.log(`config ${this.path}: ignored ${problem}`);
+    this.said = null;
+    this.set(config);
+  }
+
+  /** Defaults in effect; said once (no file at all, before there was one, is no news). */
+  private failed(error: NodeJS.ErrnoException): void {
+    const gone = error.code === 'ENOENT';
+    const message = gone
+      ? `config ${this.path} is gone; defaults in effect`
+      : error instanceof RefusedFileError
+        ? `config ${this.path} refused: ${error.why}; defaults in effect`
+        : `config ${this.path} unreadable (${error.message}); defaults in effect`;
+    if (message !== this.said && !(gone && this.seen === null)) this.log(message);
+    this.said = message;
+    this.set(DEFAULT_CONFIG);
+  }
+
+  private set(config: Config): void {
+    const visibility = JSON.stringify(this.config.visibility);
+    const presentation = JSON.stringify(presentationOf(this.config));
     this.config = config;
+    if (JSON.stringify(config.visibility) !== visibility) setImmediate(() => this.onVisibilityChange());
+    if (JSON.stringify(presentationOf(config)) !== presentation) setImmediate(() => this.onPresentationChange());
   }
 }

@@ -4,11 +4,18 @@ describe('config (REFERENCE.md §10)', () => {
   const keys = new Set(['show_agent_codex']);
   test('valid keys are taken; defaults fill the rest', () => {
     const { config, ignored } = parseConfig(
-      JSON.stringify({ ai_unrestricted: true, submit_paste_delay_ms: 9999, terminal: { env: { A: '1' } }, show_agent_codex: false }),
+      JSON.stringify({ ai_unrestricted: true, submit_paste_delay_ms: 120, terminal: { env: { A: '1' } }, show_agent_codex: false }),
       keys,
     );
     expect(ignored).toEqual([]);
-    expect(config).toMatchObject({ ai_unrestricted: true, ai_injection_fence: true, submit_paste_delay_ms: 5000, terminal_env: { A: '1' }, visibility: { show_agent_codex: false } });
+    expect(config).toMatchObject({ ai_unrestricted: true, ai_injection_fence: true, submit_paste_delay_ms: 120, terminal_env: { A: '1' }, visibility: { show_agent_codex: false } });
+  });
+
+  test('a paste delay outside 10–5000 ms is clamped, and said', () => {
+    for (const [given, used] of [[9999, 5000], [-100, 10], [12.6, 13]]) {
+      const { config, ignored } = parseConfig(JSON.stringify({ submit_paste_delay_ms: given }), keys);
+      expect([config.submit_paste_delay_ms, ignored]).toEqual([used, [`submit_paste_delay_ms: ${given} is outside 10-5000 ms; ${used} is used`]]);
+    }
   });
 
   test('what is wrong is named and ignored, never fatal', () => {

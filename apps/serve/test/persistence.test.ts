@@ -63,7 +63,8 @@ async function notSaved(request: Promise<unknown>): Promise<RpcError> {
 
 const nameOf = async (surfaceId: number) => (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surfaceId)?.name;
 
-test('an answered rename is on disk: serve killed the moment the answer arrives keeps it, five times out of five', async () => {
+// That it is on stable storage (fsync'd, a machine crash would keep it) is durability.test.ts's.
+test('an answered rename survives serve killed (SIGKILL) the moment the answer arrives: the next serve has it, five times out of five', async () => {
   const { surface_id } = await pf.call('workspace.create', { cwd: pf.dir });
   for (let i = 1; i <= 5; i++) {
     const answer = JSON.parse(await renameThenKill(surface_id, `name-${i}`));

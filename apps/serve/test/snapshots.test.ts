@@ -499,6 +499,17 @@ describe('Snapshots: the working tree as private commits (the turn ledger)', () 
     await expect(snapshots.take(join(dir, 'plain-missing'), 'refs/paneflow/turns/s/1', 'start', null)).rejects.toThrow(/^git rev-parse/);
   });
 
+  test("a FIFO in the place of the repository's index fails the snapshot at once, never waited on, and leaves no temporary index", async () => {
+    const repo = init('fifo-index');
+    write(repo, 'a.txt', 'a\n');
+    git(repo, 'add', 'a.txt');
+    git(repo, 'commit', '-q', '-m', 'first');
+    rmSync(join(repo, '.git/index'));
+    execFileSync('mkfifo', [join(repo, '.git/index')]);
+    await expect(snapshots.take(repo, 'refs/paneflow/turns/s/1', 'start', null)).rejects.toThrow(/\.git\/index is not a regular file$/);
+    expect(readdirSync(tempDir)).toEqual([]);
+  });
+
   test('refsUnder lists refs below a prefix; deleteRefs deletes them, missing ones and packed ones too', async () => {
     const repo = init('refs');
     write(repo, 'a.txt', 'a\n');

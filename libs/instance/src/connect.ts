@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostMethods } from '@paneflow/protocol/host-protocol';
 import type { MethodName, MethodTable, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
+import { HOME_FILE_MAX_BYTES } from '@paneflow/protocol/limits';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
 import { call, RpcConnection, UnreachableError, type RequestOptions } from '@paneflow/rpc/client';
 import { checkSocketPath, type Endpoints } from './endpoints';
+import { readRegularFileSync } from './read';
 
 /** checkSocketPath, where a socket that is not there means what a refused connection means: nothing listens. */
 function checkBeforeConnecting(path: string): void {
@@ -42,7 +43,7 @@ export function hostSecretPath(home: string): string {
 export function readHostSecret(home: string): string | null {
   const path = hostSecretPath(home);
   try {
-    return readFileSync(path, 'utf8').trim();
+    return readRegularFileSync(path, { maxBytes: HOME_FILE_MAX_BYTES }).toString('utf8').trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new Error(`cannot read the host's secret ${path}: ${(error as Error).message}`, { cause: error });

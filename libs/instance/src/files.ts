@@ -9,7 +9,6 @@ import {
   ftruncateSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -17,6 +16,8 @@ import {
 } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { HOME_FILE_MAX_BYTES } from '@paneflow/protocol/limits';
+import { readRegularFileSync } from './read';
 
 /**
  * Writes a file so that a reader, or a crash at any moment, sees the old file or the new one, never
@@ -90,11 +91,15 @@ export function removeTempFiles(dir: string): void {
   for (const name of readdirSync(dir)) if (name.startsWith('.') && name.endsWith(TEMP_SUFFIX)) rmSync(join(dir, name), { force: true });
 }
 
-/** The parsed file, or undefined when it does not exist. */
-export function readJson<T = unknown>(path: string): T | undefined {
+/**
+ * A file of the home, parsed, or undefined when it does not exist; a file that is not a regular
+ * file, or is over `maxBytes`, is refused unread (`RefusedFileError`). Synchronous: its readers
+ * run at start-up, or read one small file.
+ */
+export function readJson<T = unknown>(path: string, maxBytes = HOME_FILE_MAX_BYTES): T | undefined {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFileSync(path, { maxBytes }).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -117,5 +117,5 @@ describe('daemons refuse what clients would refuse', () => {
 test("the host's secret: none (a host from before secrets) is null; one that cannot be read is a clear error naming the file", () => {
   expect(readHostSecret(join(dir, 'home'))).toBeNull();
   mkdirSync(join(dir, 'home/host/secret'), { recursive: true });
-  expect(() => readHostSecret(join(dir, 'home'))).toThrow(`cannot read the host's secret ${join(dir, 'home/host/secret')}: EISDIR`);
+  expect(() => readHostSecret(join(dir, 'home'))).toThrow(`cannot read the host's secret ${join(dir, 'home/host/secret')}: ${join(dir, 'home/host/secret')} refused: a directory, not a regular file`);
 });

@@ -208,6 +208,8 @@ export class Snapshots {
         if (error.code !== 'ENOENT') throw error;
         return null;
       });
+      // A copy of anything else (/dev/zero, a FIFO) would never end.
+      if (written && !written.isFile()) throw new Error(`${userIndex} is not a regular file`);
       if (written) {
         await copyFile(userIndex, index);
         // The copy keeps the time the index was written (to the microsecond, never later): git

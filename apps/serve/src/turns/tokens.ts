@@ -1,7 +1,7 @@
 import { costOf, priceTable, turnTokens, type Runtime } from '@paneflow/procscan';
-import type { TurnRecord, TurnTokens } from '@paneflow/protocol';
-import { constants } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { readRegularFileEnd } from '@paneflow/instance';
+import { TRANSCRIPT_READ_BYTES, type TurnRecord, type TurnTokens } from '@paneflow/protocol';
+import { stat } from 'node:fs/promises';
 
 /**
  * The agent writes its transcript's last lines about when it declares the end: they are read this
@@ -9,8 +9,6 @@ import { open, stat } from 'node:fs/promises';
  * answer, is looked up then).
  */
 export const TRANSCRIPT_SETTLE_MS = 1000;
-/** At most this much of a transcript is read for one turn (its end, when the start is not marked). */
-const TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 /** The transcript's clock and serve's may differ by a little: the window is this much wider each side. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -68,24 +66,10 @@ export async function turnTokensOf(
   };
 }
 
-/**
- * The transcript from `offset` (else its last TRANSCRIPT_READ_BYTES), from its first whole line.
- * Opened without blocking (a FIFO put in its place would hold a thread of the pool until a writer
- * came), then refused unless it is a regular file.
- */
+/** The transcript from `offset` (else its last TRANSCRIPT_READ_BYTES), from its first whole line. */
 async function readFrom(path: string, offset: number | null): Promise<string> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const info = await file.stat();
-    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
-    const marked = offset !== null && offset <= info.size ? offset : 0;
-    const start = Math.max(marked, info.size - TRANSCRIPT_READ_BYTES);
-    const buffer = Buffer.alloc(info.size - start);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
-    const text = buffer.subarray(0, bytesRead).toString('utf8');
-    // The mark is a line's end; a read that began elsewhere starts at the next line.
-    return start > 0 && start !== offset ? text.slice(text.indexOf('\n') + 1) : text;
-  } finally {
-    await file.close();
-  }
+  const { bytes, start } = await readRegularFileEnd(path, { maxBytes: TRANSCRIPT_READ_BYTES, follow: true, from: offset });
+  const text = bytes.toString('utf8');
+  // The mark is a line's end; a read that began elsewhere starts at the next line.
+  return start > 0 && start !== offset ? text.slice(text.indexOf('\n') + 1) : text;
 }
