@@ -1,4 +1,3 @@
-import { READY_DEADLINE_MS } from '@paneflow/protocol/limits';
 import { fillCaptures, parseFlow, type FlowPlan, type PanePlan, type StepPlan } from '@paneflow/spec';
 import type { EventType } from '@paneflow/protocol/events';
 import { ensureInstance, request, serveStatus, instanceEndpoints } from './instance';
@@ -43,7 +42,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Ready for input, as serve judges it (REFERENCE.md §5.2). */
 async function agentReady(surfaceId: number): Promise<void> {
-  await request('surface.wait_ready', { surface_id: surfaceId }, READY_DEADLINE_MS + 5000);
+  await request('surface.wait_ready', { surface_id: surfaceId });
 }
 
 /** As `wait --idle`: a declaring agent not busy; anything else quiet for a second. */

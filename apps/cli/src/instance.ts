@@ -5,6 +5,7 @@ import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { type RpcConnection, UnreachableError } from '@paneflow/rpc/client';
+import { answerDeadlineMs } from './deadlines';
 import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
@@ -32,8 +33,15 @@ export function explain(error: unknown): CliError {
   return new CliError(error instanceof Error ? error.message : String(error), 1);
 }
 
-/** One request to serve, on a connection of its own, to a socket that is the user's own (checkSocketPath). */
-export async function request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>, timeoutMs?: number): Promise<ResultOf<PublicMethods, M>> {
+/**
+ * One request to serve, on a connection of its own, to a socket that is the user's own
+ * (checkSocketPath), waiting as long as serve may take to answer it (`answerDeadlineMs`).
+ */
+export async function request<M extends MethodName<PublicMethods>>(
+  method: M,
+  params: ParamsOf<PublicMethods, M>,
+  timeoutMs = answerDeadlineMs(method, (params as { panes?: unknown[] }).panes?.length),
+): Promise<ResultOf<PublicMethods, M>> {
   try {
     return await callChecked<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });
   } catch (error) {

@@ -1,7 +1,9 @@
 // `restart` and `restore`: panes brought back, their agents' conversations resumed (REFERENCE.md §1.2).
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
+import { RESUME_WAIT_MS } from '@paneflow/protocol/limits';
 import type { SessionRow } from '@paneflow/protocol/status';
+import { restoreDeadlineMs } from './deadlines';
 import { CliError } from './errors';
 import { ensureInstance, request } from './instance';
 import { printJson } from './output';
@@ -23,7 +25,7 @@ function restartWords(name: string, result: Restarted): string {
   if (restart.outcome === 'failed') return `${name}: resume failed: ${restart.reason ?? 'unknown'}; the pane keeps its screen — \`paneflow restart ${result.surface_id} --fresh\` starts it anew`;
   if (restart.mode === 'launch') return `${name}: started again from its launch command${why}`;
   const how = restart.mode === 'session' ? `conversation ${id}` : 'its latest conversation in this directory';
-  return restart.outcome === 'resumed' ? `${name}: resumed ${how}${why}` : `${name}: resuming ${how}${why}; not confirmed within 15 s`;
+  return restart.outcome === 'resumed' ? `${name}: resumed ${how}${why}` : `${name}: resuming ${how}${why}; not confirmed within ${RESUME_WAIT_MS / 1000} s`;
 }
 
 const failed = (results: Restarted[]) => results.some((r) => r.restart.outcome === 'failed');
@@ -41,7 +43,7 @@ export async function restore(options: { workspace: string | undefined; json: bo
   await ensureInstance();
   const workspaceId = options.workspace === undefined ? undefined : await workspaceIdOf(options.workspace);
   const [{ restored }, { surfaces }] = await Promise.all([
-    request('session.restore', workspaceId ? { workspace_id: workspaceId } : {}),
+    request('session.restore', workspaceId ? { workspace_id: workspaceId } : {}, restoreDeadlineMs((await request('session.list', {})).sessions, workspaceId)),
     request('surface.list', { scope: 'all' }),
   ]);
   if (options.json) printJson({ restored });

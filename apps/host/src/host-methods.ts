@@ -79,7 +79,6 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       return {};
     },
     'session.create': (params) => {
-      if (host.shuttingDown) throw new RpcError(ErrorCode.HostUnavailable, 'the host is shutting down');
       const session = host.create(params);
       return { session: session.id, generation: session.generation, pid: session.pid ?? 0 };
     },
@@ -148,6 +147,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     },
     'session.restart': async ({ session, fresh }) => {
       const ended = () => {
+        host.refuseIfShuttingDown(); // before the old generation is let go
         const old = sessions.get(session);
         const manifest = old?.manifest() ?? manifests.inherited.get(session);
         if (!manifest) throw notFound(session);

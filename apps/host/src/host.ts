@@ -1,4 +1,4 @@
-import { hostSecretPath, writeTextAtomic, type Endpoints } from '@paneflow/instance';
+import { hostSecretPath, prepareRuntimeDir, writeTextAtomic, type Endpoints } from '@paneflow/instance';
 import { ErrorCode, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, PANE_TERMINAL_ENV, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
 import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
@@ -63,7 +63,8 @@ export class Host {
       maxPending: HOST_CONNECTION_QUEUE,
       log: this.log,
     });
-    await this.server.listen(this.endpoints.hostSocket);
+    const { endpoints } = this;
+    await this.server.listen(endpoints.hostSocket, { prepare: () => prepareRuntimeDir(endpoints) });
   }
 
   private listener(): SessionListener {
@@ -209,6 +210,7 @@ export class Host {
     id = params.session ?? randomUUID(),
     carried?: { resume: ResumeRecord | null; plan: RestartPlan; history: string | null },
   ): Session {
+    this.refuseIfShuttingDown();
     if (this.sessions.has(id) || this.manifests.inherited.has(id)) {
       throw new RpcError(ErrorCode.InvalidParams, `session ${id} exists already`, { reason: 'session_exists', field: 'session' });
     }
@@ -271,6 +273,11 @@ export class Host {
     // Serve's subagent markers (REFERENCE.md §1.1) go with the session.
     rmSync(join(this.endpoints.home, 'host', 'session-data', id), { recursive: true, force: true });
     this.broadcast({ type: 'removed', at_ms: Date.now(), session: id });
+  }
+
+  /** Once the host has begun to stop, no session is made or started again. */
+  refuseIfShuttingDown(): void {
+    if (this.shuttingDown) throw new RpcError(ErrorCode.HostUnavailable, 'the host is shutting down', { reason: 'host_shutting_down' });
   }
 
   /** Stops every live session, refusing new ones from here on: what a forced stop and SIGTERM do first. */

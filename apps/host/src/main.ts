@@ -1,4 +1,4 @@
-import { BUILD_ID, connectHost, daemonMain, ensureHost, hostStatus, restoreUserEnvironment, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
+import { BUILD_ID, connectHost, daemonMain, endProcess, ensureHost, hostStatus, restoreUserEnvironment, runningOwner, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
 import { processStartTime } from '@paneflow/proc';
 import { HOST_PROTOCOL_VERSION, RpcError } from '@paneflow/protocol';
 import { rmSync } from 'node:fs';
@@ -7,6 +7,9 @@ import { Host } from './host';
 import { hostMethods } from './host-methods';
 import { startTerminalThread } from './terminals';
 
+/** How long `stop` gives the host to stop its sessions (5 s each, at once) and exit; one stopped by signal then gets SIGKILL. */
+const HOST_STOP_MS = 15_000;
+
 const USAGE = `usage: paneflow-host [--home DIR] <command>
        paneflow-host --version
 
@@ -14,6 +17,7 @@ commands:
   start          ensure a host runs for the home (adopts a running one); prints {pid, endpoint, home, protocol, adopted}
   status         print host.status as JSON; exit 1 when no host runs
   stop [--force] stop the host; refused while sessions are live unless --force stops them
+                 (a host that does not answer on its socket: --force stops it by signal)
   serve          run the host in the foreground (what start spawns)
 
 The home is --home, else $PANEFLOW_HOME, else $XDG_STATE_HOME/paneflow, else ~/.local/state/paneflow.
@@ -77,10 +81,18 @@ daemonMain({
       flags: { force: 'boolean' },
       async run({ endpoints, flags, fail }) {
         const status = await hostStatus(endpoints, 'paneflow-host stop');
-        if (!status) fail(`no host runs for ${endpoints.home}`);
+        if (!status) {
+          // Its socket is gone or it hangs: the owner lock still names it, and SIGTERM stops its sessions first.
+          const owner = runningOwner(endpoints.home, 'host');
+          if (!owner) return fail(`no host runs for ${endpoints.home}`);
+          if (!flags.force) return fail(`the host (pid ${owner.pid}) does not answer on its socket; --force stops it and every session by signal`);
+          if (!(await endProcess(owner, HOST_STOP_MS, { kill: true }))) return fail(`the host (pid ${owner.pid}) is still running after SIGKILL`);
+          process.stdout.write(JSON.stringify({ stopped: true, pid: owner.pid, signalled: true }) + '\n');
+          return;
+        }
         const { connection } = await connectHost(endpoints, 'paneflow-host stop');
         try {
-          await connection.request('host.shutdown', { force: !!flags.force }, { timeoutMs: 15_000 });
+          await connection.request('host.shutdown', { force: !!flags.force }, { timeoutMs: HOST_STOP_MS });
         } catch (error) {
           if (error instanceof RpcError && error.reason === 'sessions_live') {
             const live = (error.data?.live as string[]) ?? [];

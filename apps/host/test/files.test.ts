@@ -1,7 +1,7 @@
-import { LOG_CAP_BYTES } from '@paneflow/instance';
+import { LOCK_WRITE_GRACE_MS, LOG_CAP_BYTES } from '@paneflow/instance';
 import { refuseWrites, until } from '@paneflow/testing';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostCli, startHost, type TestHost } from './helpers';
 
@@ -46,7 +46,10 @@ test('files of the wrong shape in a stopped home are moved aside and named once 
   };
   for (const [name, text] of Object.entries(bad)) writeFileSync(join(sessionsDir, name), text);
   writeFileSync(join(home, 'host/instance.json'), '[]');
+  // Cut short by a crash long ago: one younger than LOCK_WRITE_GRACE_MS is its writer's, still writing.
   writeFileSync(join(home, 'host/owner.lock'), '{"pid":');
+  const longAgo = (Date.now() - 2 * LOCK_WRITE_GRACE_MS) / 1000;
+  utimesSync(join(home, 'host/owner.lock'), longAgo, longAgo);
 
   const started = hostCli(host.env, 'start');
   expect(started.stderr).toBe('');

@@ -1,5 +1,4 @@
-import { BUILD_ID, daemonMain, ensureServe, LockFile, readJson, serveStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
-import { isSameProcess } from '@paneflow/proc';
+import { BUILD_ID, daemonMain, endProcess, ensureServe, readJson, runningOwner, serveStatus, takeOwnership, writeJsonAtomic } from '@paneflow/instance';
 import { runtimeCatalog } from '@paneflow/procscan';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,20 +78,15 @@ daemonMain({
     },
     stop: {
       flags: { 'drain-ms': 'integer' },
-      // Not over the socket (serve.shutdown is gated like orchestration): SIGTERM, which only the
-      // user (or root) can send, to the process that holds serve's owner.lock, known by its pid
-      // and start time so that a recycled pid is never signalled.
+      // Not over the socket (serve.shutdown is gated like orchestration, and a socket may be gone):
+      // SIGTERM, which only the user (or root) can send, to the process that holds serve's
+      // owner.lock, known by its pid and start time so that a recycled pid is never signalled.
       async run({ endpoints, flags, fail }) {
         const drainMs = (flags['drain-ms'] as number | undefined) ?? 5000;
-        const holder = new LockFile(join(endpoints.home, 'serve', 'owner.lock')).holder();
-        if (!holder || !isSameProcess(holder.pid, holder.started_at)) return fail(`no serve runs for ${endpoints.home}`);
+        const holder = runningOwner(endpoints.home, 'serve');
+        if (!holder) return fail(`no serve runs for ${endpoints.home}`);
         writeJsonAtomic(stopRequestPath(endpoints.home), { pid: holder.pid, drain_ms: drainMs });
-        process.kill(holder.pid, 'SIGTERM');
-        const deadline = Date.now() + drainMs + 5000;
-        while (isSameProcess(holder.pid, holder.started_at)) {
-          if (Date.now() > deadline) fail(`serve (pid ${holder.pid}) is still running ${drainMs + 5000} ms after SIGTERM`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        if (!(await endProcess(holder, drainMs + 5000, { kill: false }))) fail(`serve (pid ${holder.pid}) is still running ${drainMs + 5000} ms after SIGTERM`);
         process.stdout.write(JSON.stringify({ stopped: true, pid: holder.pid }) + '\n');
       },
     },

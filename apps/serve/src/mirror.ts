@@ -1,4 +1,4 @@
-import { ErrorCode, HOST_PROTOCOL_VERSION, leaves, RpcError, splitPane, SURFACE_CHANGED_MS, type Manifest } from '@paneflow/protocol';
+import { ErrorCode, HOST_PROTOCOL_VERSION, leaves, RpcError, SESSION_STOP_WAIT_MS, splitPane, SURFACE_CHANGED_MS, type Manifest } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import type { HookIntake } from './hooks';
 import type { SessionsFrame } from './hostlink';
@@ -10,9 +10,6 @@ import type { Workspaces } from './workspaces';
 import { tearDownWorktrees } from './worktrees';
 
 type SessionFrame = Extract<SessionsFrame, { session: string }>;
-
-/** Stopping a session's process tree may take the host a while (TERM, then KILL). */
-const STOP_TIMEOUT_MS = 15_000;
 
 /**
  * Serve's picture of the host's sessions, kept from `agent.follow`: one view per session, each
@@ -143,7 +140,7 @@ export class SessionMirror {
     this.discarding.add(session);
     const { host } = this.ctx;
     void host
-      .request('session.stop', { session }, STOP_TIMEOUT_MS)
+      .request('session.stop', { session }, SESSION_STOP_WAIT_MS)
       .then(() => host.request('session.remove', { session }))
       .then(
         () => this.abandoned.delete(session),

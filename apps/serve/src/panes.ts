@@ -1,6 +1,6 @@
 import { resolveAgent } from '@paneflow/procscan';
 import { readProcStat, isSameProcess } from '@paneflow/proc';
-import { inTurn, RpcError, type HostMethods, type ManagedWorktree, type ResultOf, type WorktreeTeardown } from '@paneflow/protocol';
+import { inTurn, RpcError, SESSION_STOP_WAIT_MS, type HostMethods, type ManagedWorktree, type ResultOf, type WorktreeTeardown } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
 import type { ServeContext } from './context';
 import { invalid, refusedByState } from './errors';
@@ -109,7 +109,7 @@ export class Panes {
     // The caller takes the pane out itself: the host's `removed` for it must not do it first.
     const done = this.mirror.removingItself(session);
     try {
-      await this.ctx.host.request('session.stop', { session }, 15_000).catch(() => undefined);
+      await this.ctx.host.request('session.stop', { session }, SESSION_STOP_WAIT_MS).catch(() => undefined);
       await this.ctx.host.request('session.remove', { session }).catch(() => undefined);
     } finally {
       done();

@@ -1,14 +1,9 @@
-import type { ResultOf, PublicMethods, RestartAttempt } from '@paneflow/protocol';
+import { RESTORE_CONCURRENCY, RESUME_WAIT_MS, type ResultOf, type PublicMethods, type RestartAttempt } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { refusedByState } from './errors';
 import type { PaneRecord } from './model';
 import type { Reduction } from './status';
 import type { View } from './views';
-
-/** How long a restart waits for its resume to be confirmed or to fail. */
-const RESUME_WAIT_MS = 15_000;
-/** Agents started again at once by a restore (each starts its own model session, its own I/O). */
-const RESTORE_CONCURRENCY = 2;
 
 type Restarted = ResultOf<PublicMethods, 'surface.restart'>;
 
@@ -71,7 +66,7 @@ export class Restorer {
     return results.sort((a, b) => a.surface_id - b.surface_id);
   }
 
-  /** The restart's outcome once it is decided (or the process ended), else after 15 s as it stands. */
+  /** The restart's outcome once it is decided (or the process ended), else after RESUME_WAIT_MS as it stands. */
   private outcome(session: string, generation: number, initial: RestartAttempt): Promise<RestartAttempt> {
     return new Promise((resolve) => {
       const waiters = this.waiters.get(session) ?? new Set();

@@ -1,6 +1,6 @@
-import type { Endpoints } from '@paneflow/instance';
+import { prepareRuntimeDir, type Endpoints } from '@paneflow/instance';
 import type { Catalog } from '@paneflow/procscan';
-import { MAX_CONNECTIONS, MAX_SUBSCRIBERS, PublicMethods, REQUEST_DEADLINE_MS } from '@paneflow/protocol';
+import { FIRST_LINE_DEADLINE_MS, MAX_CONNECTIONS, MAX_SUBSCRIBERS, PublicMethods, REQUEST_DEADLINE_MS } from '@paneflow/protocol';
 import { RpcServer } from '@paneflow/rpc';
 import { join } from 'node:path';
 import { presentationOf, type ConfigSource } from './config';
@@ -82,6 +82,8 @@ export class Serve {
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,
       lineDeadlineMs: REQUEST_DEADLINE_MS,
+      firstLineDeadlineMs: FIRST_LINE_DEADLINE_MS,
+      onRequest: () => ctx.counters.requests++,
       log,
     });
   }
@@ -89,7 +91,8 @@ export class Serve {
   async start(): Promise<void> {
     this.ctx.config.watch();
     await this.ctx.host.start();
-    await this.server.listen(this.ctx.endpoints.publicSocket);
+    const { endpoints } = this.ctx;
+    await this.server.listen(endpoints.publicSocket, { prepare: () => prepareRuntimeDir(endpoints) });
   }
 
   /** Stops taking connections, lets requests and subscriber queues drain, then exits. */

@@ -3,12 +3,15 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostMethods } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import { isSameProcess } from '@paneflow/proc';
+import { RpcError } from '@paneflow/protocol/errors';
 import { RpcConnection, UnreachableError } from '@paneflow/rpc/client';
 import { hostEnvironment } from './allocator';
 import { callChecked, connectHost } from './connect';
 import { prepareRuntimeDir, type Endpoints } from './endpoints';
 import { rotateLogIfFull } from './files';
 import { LockFile } from './lock';
+import { runningOwner } from './owner';
 import { programCommand } from './programs';
 
 export const STARTUP_DEADLINE_MS = 10_000;
@@ -21,6 +24,9 @@ export interface DaemonInfo {
   adopted: boolean;
 }
 
+/** Nothing answers: nothing listens, or what listens (a hung daemon) says nothing in time. */
+const noAnswer = (error: unknown) => error instanceof UnreachableError || (error instanceof RpcError && error.reason === 'timeout');
+
 /** The host's `host.status` when one answers at these endpoints, else null. */
 export async function hostStatus(endpoints: Endpoints, client: string) {
   let connection: RpcConnection<HostMethods> | null = null;
@@ -28,7 +34,7 @@ export async function hostStatus(endpoints: Endpoints, client: string) {
     ({ connection } = await connectHost(endpoints, client, { timeoutMs: 2000 }));
     return await connection.request('host.status', {});
   } catch (error) {
-    if (error instanceof UnreachableError) return null;
+    if (noAnswer(error)) return null;
     throw error;
   } finally {
     connection?.close();
@@ -40,7 +46,7 @@ export async function serveStatus(endpoints: Endpoints) {
   try {
     return await callChecked<PublicMethods, 'serve.status'>(endpoints.publicSocket, 'serve.status', {}, { timeoutMs: 2000 });
   } catch (error) {
-    if (error instanceof UnreachableError) return null;
+    if (noAnswer(error)) return null;
     throw error;
   }
 }
@@ -55,25 +61,53 @@ interface Daemon {
   probe(): Promise<{ pid: number; home: string; protocol: number } | null>;
 }
 
+/** The daemon's status when one of this home answers; one of another home is an error. */
+async function answering(endpoints: Endpoints, daemon: Daemon): Promise<DaemonInfo | null> {
+  const running = await daemon.probe();
+  if (!running) return null;
+  if (running.home !== endpoints.home) throw new Error(`the ${daemon.name} on ${daemon.endpoint} serves ${running.home}, not ${endpoints.home}`);
+  return { ...running, endpoint: daemon.endpoint, adopted: true };
+}
+
+/** Probes until the daemon answers, `givenUp()` says it never will, or the start-up deadline passes. */
+async function answerWithin(endpoints: Endpoints, daemon: Daemon, givenUp: () => boolean): Promise<DaemonInfo | null> {
+  const deadline = Date.now() + STARTUP_DEADLINE_MS;
+  while (Date.now() < deadline && !givenUp()) {
+    const status = await answering(endpoints, daemon);
+    if (status) return status;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return null;
+}
+
 /**
- * Ensures one daemon of this home runs (REFERENCE.md §1.2, §1.3): under `<name>/bootstrap.lock`,
- * adopt one that answers, else spawn it detached (own session, stdin and stdout to null, stderr
- * appending to `<name>/<name>.log`, which the daemon's own `log` rotates) and wait up to 10 s for
- * it to answer.
+ * Ensures one daemon of this home runs (REFERENCE.md §1.2, §1.3). One that answers is adopted
+ * before anything is written, so a full or read-only home still reaches its running instance.
+ * Otherwise, under `<name>/bootstrap.lock`: adopt one that answers now; wait for one that runs (it
+ * holds `owner.lock`) but does not answer yet, never starting a second beside it; else spawn it
+ * detached (own session, stdin and stdout to null, stderr appending to `<name>/<name>.log`, which
+ * the daemon's own `log` rotates). Either waits up to 10 s for the answer.
  */
 async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<DaemonInfo> {
+  const running = await answering(endpoints, daemon);
+  if (running) return running;
   const dir = join(endpoints.home, daemon.name);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   prepareRuntimeDir(endpoints);
+  const logPath = join(dir, `${daemon.name}.log`);
   const lock = new LockFile(join(dir, 'bootstrap.lock'));
   await lock.acquire(STARTUP_DEADLINE_MS);
   try {
-    const running = await daemon.probe();
-    if (running) {
-      if (running.home !== endpoints.home) throw new Error(`the ${daemon.name} on ${daemon.endpoint} serves ${running.home}, not ${endpoints.home}`);
-      return { ...running, endpoint: daemon.endpoint, adopted: true };
+    const started = await answering(endpoints, daemon);
+    if (started) return started;
+    const owner = runningOwner(endpoints.home, daemon.name);
+    if (owner) {
+      const alive = () => isSameProcess(owner.pid, owner.started_at);
+      const status = await answerWithin(endpoints, daemon, () => !alive());
+      if (status) return status;
+      if (alive()) throw new Error(`paneflow-${daemon.name} (pid ${owner.pid}) runs but does not answer on ${daemon.endpoint}; see ${logPath}`);
+      // It ended meanwhile: another is started.
     }
-    const logPath = join(dir, `${daemon.name}.log`);
     const log = openSync(logPath, 'a', 0o600);
     // A daemon that fails at start never logs through its rotating `log`: its failures are capped here.
     rotateLogIfFull(logPath, log);
@@ -87,13 +121,9 @@ async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<Daemo
     let exited: number | null = null;
     child.once('exit', (code) => (exited = code ?? 1));
     child.unref();
-    const deadline = Date.now() + STARTUP_DEADLINE_MS;
-    while (Date.now() < deadline) {
-      if (exited !== null) throw new Error(`paneflow-${daemon.name} exited with code ${exited} at start; see ${logPath}`);
-      const status = await daemon.probe();
-      if (status) return { ...status, endpoint: daemon.endpoint, adopted: false };
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const status = await answerWithin(endpoints, daemon, () => exited !== null);
+    if (status) return { ...status, adopted: false };
+    if (exited !== null) throw new Error(`paneflow-${daemon.name} exited with code ${exited} at start; see ${logPath}`);
     throw new Error(`paneflow-${daemon.name} did not answer within ${STARTUP_DEADLINE_MS / 1000} s; see ${logPath}`);
   } finally {
     lock.release();

@@ -4,6 +4,7 @@ import { prepareRuntimeDir, resolveEndpoints, type Endpoints } from './endpoints
 import { clipForLog, rotateLogIfFull } from './files';
 import { BUILD_ID } from './build-id';
 import { LockFile } from './lock';
+import { ownerLockPath } from './owner';
 
 /**
  * The entry of both daemons, `paneflow-host` and `paneflow-serve`: `[--home DIR] <command>` with
@@ -118,8 +119,8 @@ export function takeOwnership(context: DaemonContext, name: 'host' | 'serve'): L
   const dir = join(context.endpoints.home, name);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   prepareRuntimeDir(context.endpoints);
-  const owner = new LockFile(join(dir, 'owner.lock'));
+  const owner = new LockFile(ownerLockPath(context.endpoints.home, name));
   const holder = owner.tryAcquire();
-  if (holder) context.fail(`another ${name} (pid ${holder.pid}) owns ${context.endpoints.home}`);
+  if (holder) context.fail(holder.pid === 0 ? `another ${name} is starting for ${context.endpoints.home}` : `another ${name} (pid ${holder.pid}) owns ${context.endpoints.home}`);
   return owner;
 }

@@ -36,6 +36,12 @@ export const FOLLOW_KEEPALIVE_MS = 10_000;
 export const HOST_REQUEST_TIMEOUT_MS = 10_000;
 /** A connection that has not sent a complete line within this is closed. */
 export const REQUEST_DEADLINE_MS = 10_000;
+/**
+ * On the public socket a connection that has not sent its (one) request line within this is
+ * closed, and at the connection cap a newcomer takes the place of the oldest connection that has
+ * sent none: a client sends its line as it connects, so idle connections cannot keep it out.
+ */
+export const FIRST_LINE_DEADLINE_MS = 2000;
 /** Frames queued per event subscriber before newer ones are counted and dropped. */
 export const SUBSCRIBER_QUEUE_FRAMES = 1024;
 /** A subscriber that got no frame for this long gets a heartbeat. */
@@ -57,6 +63,15 @@ export const SEARCH_MATCHES_MAX = 1000;
 export const MAX_SEND_TEXT_BYTES = 64 * 1024;
 /** A submit to a declaring agent is confirmed by its state within this. */
 export const SUBMIT_CONFIRM_MS = 3000;
+/**
+ * How long serve waits for a restarted agent's resume to be judged (resumed or failed) before it
+ * answers `pending`, and how many agents a restore starts at once (each starts its own model
+ * session, its own I/O).
+ */
+export const RESUME_WAIT_MS = 15_000;
+export const RESTORE_CONCURRENCY = 2;
+/** How long serve lets the host stop a closed pane's session (TERM, then KILL after the host's 5 s). */
+export const SESSION_STOP_WAIT_MS = 15_000;
 /** An agent is ready for input once it declares idle, or its output has been quiet this long… */
 export const READY_QUIET_MS = 1000;
 /** …and at the latest this long after it started. */
@@ -68,6 +83,16 @@ export const READY_DEADLINE_MS = 30_000;
  * rows take about 8 MiB) without the cap (HOST_CHECKPOINT_MAX_BYTES) refusing it.
  */
 export const CHECKPOINT_REPLAY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Files Paneflow reads (`readRegularFile` of @paneflow/instance): only regular files, and a larger
+ * one is refused unread. The config is a few hundred bytes; a file of the home (workspaces.json,
+ * a manifest with its ≤ 512 KiB of text kept at exit, a turn record) stays far below its cap.
+ */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+export const HOME_FILE_MAX_BYTES = 64 * 1024 * 1024;
+/** An agent's transcript grows for good: at most this much of its end is read for one turn. */
+export const TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 
 /** The largest pid Linux hands out (`pid_max` can be at most 2^22). */
 export const PID_MAX = 4_194_304;
@@ -92,3 +117,12 @@ export const TURNS_KEPT = 2000;
  * config): an agent's input box takes text and Enter that arrive together as one paste.
  */
 export const SUBMIT_PASTE_DELAY_MS = 70;
+/**
+ * The range of `submit_paste_delay_ms` in the config (REFERENCE.md §10): a value outside it is
+ * said in serve.log and the nearest bound used, never taken silently.
+ */
+export const SUBMIT_PASTE_DELAY_MIN_MS = 10;
+/** The longest `submit_paste_delay_ms` the config may set. */
+export const SUBMIT_PASTE_DELAY_MAX_MS = 5000;
+/** The longest `settle_ms` a runtime's `[answers]` may ask before an answer is typed. */
+export const ANSWER_SETTLE_MAX_MS = 5000;

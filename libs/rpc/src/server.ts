@@ -1,76 +1,18 @@
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
-import { chmodSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import { MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
 import { encodeLine } from '@paneflow/protocol/line';
 import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from '@paneflow/protocol/schema';
+import { Connection, StreamReply } from './connection';
 import { errorResponse, LineReader, LineTooLongError } from './framing';
+import { SocketListener, type KeepOptions } from './listener';
+
+export { Connection, StreamReply } from './connection';
+export { isListening, type KeepOptions } from './listener';
 
 /** How long a refused client has to read its answer and leave. */
 const REFUSED_GRACE_MS = 1000;
-
-/** One client connection: the handle a streaming method keeps to push frames. */
-export class Connection {
-  private static nextId = 1;
-  readonly id = Connection.nextId++;
-  /** Per-connection state for the app (for example which client said hello). */
-  readonly state = new Map<string, unknown>();
-  private readonly closeListeners: Array<() => void> = [];
-  private isClosed = false;
-
-  constructor(private readonly socket: Socket) {
-    socket.once('close', () => {
-      this.isClosed = true;
-      for (const listener of this.closeListeners.splice(0)) listener();
-    });
-  }
-
-  /** Writes one frame; false when the socket's buffer is full (wait for `onDrain`). */
-  send(frame: unknown): boolean {
-    return this.sendLine(encodeLine(frame));
-  }
-
-  /** Writes a frame already encoded as one line, newline included. */
-  sendLine(line: string): boolean {
-    if (this.isClosed || this.socket.destroyed) return false;
-    return this.socket.write(line);
-  }
-
-  get closed(): boolean {
-    return this.isClosed;
-  }
-
-  /** Bytes accepted by `send` that the kernel has not taken yet. */
-  get bufferedBytes(): number {
-    return this.socket.writableLength;
-  }
-
-  onDrain(listener: () => void): void {
-    this.socket.once('drain', listener);
-  }
-
-  onClose(listener: () => void): void {
-    if (this.isClosed) listener();
-    else this.closeListeners.push(listener);
-  }
-
-  close(): void {
-    this.socket.end();
-  }
-
-  destroy(): void {
-    this.socket.destroy();
-  }
-}
-
-/** What a streaming method returns: its result, and what to do once the client has it. */
-export class StreamReply<R> {
-  constructor(
-    readonly result: R,
-    readonly start: () => void,
-  ) {}
-}
 
 export interface CallContext {
   connection: Connection;
@@ -93,7 +35,10 @@ export interface ServerOptions<T extends MethodTable> {
    */
   mode: 'single' | 'multi';
   maxLineBytes?: number;
-  /** Connections beyond this get a -32000 error and are closed. */
+  /**
+   * Connections beyond this get a -32000 error and are closed, unless one has not sent a complete
+   * line yet: the oldest such gives its place to the newcomer (a client sends as it connects).
+   */
   maxConnections?: number;
   /**
    * Connections that may hold a stream (a `StreamReply`) at once, so that one-shot requests keep
@@ -102,6 +47,8 @@ export interface ServerOptions<T extends MethodTable> {
   maxStreams?: number;
   /** A connection that leaves a request unfinished this long is closed. */
   lineDeadlineMs?: number;
+  /** A connection that has not sent a complete line this long after it connected is closed. */
+  firstLineDeadlineMs?: number;
   /** A method that must succeed on a connection before any other is accepted. */
   first?: MethodName<T>;
   /**
@@ -112,6 +59,8 @@ export interface ServerOptions<T extends MethodTable> {
   dataMethods?: readonly string[];
   /** Requests one connection may have waiting for their answers (`multi`); the next gets -32000 `queue_full`, unrun. */
   maxPending?: number;
+  /** Called for each well-formed request, before it is dispatched (a work counter). */
+  onRequest?: (method: string) => void;
   log?: (message: string) => void;
 }
 
@@ -130,12 +79,15 @@ const PENDING = 'rpc.pending';
  */
 export class RpcServer<T extends MethodTable> {
   private readonly rpc = new JSONRPCServer<CallContext & { [SERVED]?: true }>({
-    errorListener: (message, data) => this.options.log?.(`rpc error: ${message} ${String(data)}`),
+    // The library calls it for every error a method throws, a caller's refusal (an RpcError) too:
+    // the error mapper below logs what is unexpected, with its stack, and nothing else.
+    errorListener: () => undefined,
   });
-  private readonly server: Server;
+  private readonly listener: SocketListener;
   private readonly sockets = new Set<Socket>();
+  /** Counted connections that have not sent a complete line yet, oldest first. */
+  private readonly silent = new Set<Socket>();
   private readonly streams = new Set<Connection>();
-  private path: string | null = null;
 
   constructor(private readonly options: ServerOptions<T>) {
     this.rpc.mapErrorToJSONRPCErrorResponse = (id, error) => {
@@ -161,23 +113,15 @@ export class RpcServer<T extends MethodTable> {
         return handler((params ?? {}) as ParamsOf<T, typeof name>, context);
       });
     }
-    this.server = createServer((socket) => this.accept(socket));
-    this.server.on('error', (error) => options.log?.(`server error: ${error.message}`));
+    this.listener = new SocketListener((socket) => this.accept(socket), options.log);
   }
 
-  /** Listens on `path`, replacing a dead socket file; the file gets mode 0600. */
-  async listen(path: string): Promise<void> {
-    if (await isListening(path)) throw new Error(`another process already listens on ${path}`);
-    rmSync(path, { force: true });
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(path, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
-    chmodSync(path, 0o600);
-    this.path = path;
+  /**
+   * Listens on `path`, replacing a dead socket file; the file gets mode 0600. With `keep`, a socket
+   * file removed or replaced later (or its directory) is made again at once (`SocketListener`).
+   */
+  listen(path: string, keep?: KeepOptions): Promise<void> {
+    return this.listener.listen(path, keep);
   }
 
   get connectionCount(): number {
@@ -187,25 +131,25 @@ export class RpcServer<T extends MethodTable> {
   /** Stops accepting; with `drop`, also closes every open connection. */
   async close(drop = true): Promise<void> {
     if (drop) for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    if (this.path) rmSync(this.path, { force: true });
-    this.path = null;
+    await this.listener.close();
   }
 
   private accept(socket: Socket) {
-    const { mode, maxConnections = Infinity, lineDeadlineMs, maxLineBytes = MAX_REQUEST_LINE_BYTES } = this.options;
+    const { mode, maxConnections = Infinity, lineDeadlineMs, firstLineDeadlineMs, maxLineBytes = MAX_REQUEST_LINE_BYTES } = this.options;
     socket.on('error', () => socket.destroy());
     if (this.sockets.size >= maxConnections) {
-      socket.end(encodeLine(errorResponse(null, ErrorCode.Backpressure, 'too many connections')));
-      // What the client sent is read and dropped: a socket closed with input unread resets the
-      // connection, and the client loses the answer. Its own close then ends the socket; one that
-      // keeps its side open is cut off after a grace period, so no refused socket stays for good.
-      socket.resume();
-      const grace = setTimeout(() => socket.destroy(), REFUSED_GRACE_MS);
-      socket.on('close', () => clearTimeout(grace));
-      return;
+      // The oldest connection that has sent no request makes room; with none, the newcomer is refused.
+      const idle = this.silent.values().next().value;
+      if (!idle) return this.dismiss(socket, errorResponse(null, ErrorCode.Backpressure, 'too many connections'));
+      this.dismiss(idle, errorResponse(null, ErrorCode.Backpressure, 'too many connections, and this one sent no request'));
     }
     this.sockets.add(socket);
+    this.silent.add(socket);
+    const firstLine = firstLineDeadlineMs === undefined ? null : setTimeout(() => socket.destroy(), firstLineDeadlineMs);
+    const spoke = () => {
+      this.silent.delete(socket);
+      if (firstLine) clearTimeout(firstLine);
+    };
     const connection = new Connection(socket);
     const reader = new LineReader(maxLineBytes);
     let answered = false;
@@ -220,6 +164,7 @@ export class RpcServer<T extends MethodTable> {
     };
     socket.once('close', () => {
       disarmDeadline();
+      spoke();
       this.sockets.delete(socket);
     });
     if (mode === 'single') armDeadline();
@@ -231,12 +176,12 @@ export class RpcServer<T extends MethodTable> {
         lines = reader.push(chunk);
       } catch (error) {
         if (!(error instanceof LineTooLongError)) throw error;
-        socket.end(encodeLine(errorResponse(null, ErrorCode.InvalidRequest, `request line over ${maxLineBytes} bytes`)));
-        socket.removeAllListeners('data');
+        this.dismiss(socket, errorResponse(null, ErrorCode.InvalidRequest, `request line over ${maxLineBytes} bytes`));
         return;
       }
       for (const line of lines) {
         if (line.trim() === '') continue;
+        spoke();
         if (mode === 'single') {
           answered = true;
           disarmDeadline();
@@ -250,6 +195,22 @@ export class RpcServer<T extends MethodTable> {
         else disarmDeadline();
       }
     });
+  }
+
+  /**
+   * Sends `response` and closes the connection, counted no more. What the client sent is read and
+   * dropped: a socket closed with input unread resets the connection, and the client loses the
+   * answer. Its own close then ends the socket; one that keeps its side open is cut off after a
+   * grace period, so no dismissed socket stays for good.
+   */
+  private dismiss(socket: Socket, response: ReturnType<typeof errorResponse>) {
+    this.sockets.delete(socket);
+    this.silent.delete(socket);
+    socket.removeAllListeners('data');
+    socket.end(encodeLine(response));
+    socket.resume();
+    const grace = setTimeout(() => socket.destroy(), REFUSED_GRACE_MS);
+    socket.once('close', () => clearTimeout(grace));
   }
 
   private handleLine(line: string, connection: Connection, closeAfter: boolean) {
@@ -296,6 +257,7 @@ export class RpcServer<T extends MethodTable> {
       reply(errorResponse(id, ErrorCode.InvalidRequest, 'invalid request: expected {jsonrpc: "2.0", id, method, params?: {…}}'));
       return;
     }
+    this.options.onRequest?.(candidate.method);
     this.dispatch(candidate as JSONRPCRequest, id, connection, reply);
   }
 
@@ -365,16 +327,4 @@ export class RpcServer<T extends MethodTable> {
       },
     );
   }
-}
-
-/** True when something accepts connections on the socket `path`. */
-export function isListening(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

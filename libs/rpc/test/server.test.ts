@@ -112,10 +112,15 @@ describe('requests', () => {
     client.destroy();
   });
 
-  test('an RpcError keeps its code and data; any other error is -32603 and the server goes on', async () => {
-    const { path } = await start();
+  test('an RpcError keeps its code and data; any other error is -32603 and the server goes on; only the unexpected one is logged', async () => {
+    const logged: string[] = [];
+    const { path } = await start({ log: (message) => logged.push(message) });
     await expect(call(path, 'fail', { how: 'rpc' })).rejects.toMatchObject({ code: -32020, data: { reason: 'not_found' } });
+    await expect(call(path, 'echo', { text: 1 } as never)).rejects.toMatchObject({ code: -32602 });
+    // A caller's refusal is the caller's news, not the log's.
+    expect(logged).toEqual([]);
     await expect(call(path, 'fail', { how: 'plain' })).rejects.toMatchObject({ code: -32603 });
+    expect(logged).toEqual([expect.stringMatching(/^handler failed: Error: boom\n\s+at /)]);
     expect(await call(path, 'ping', {})).toEqual({ pong: true });
   });
 
@@ -261,10 +266,13 @@ describe('one request per connection', () => {
     connection.close();
   });
 
-  test('connections over the cap get -32000 and are closed', async () => {
+  /** A connection whose request is in its handler until the connection closes. */
+  const holdingClient = async (path: string, client = rawClient(path)) => (await client.send('{"jsonrpc":"2.0","id":1,"method":"hold","params":{}}\n'), client);
+
+  test('connections over the cap get -32000 and are closed, when every counted one has sent its request', async () => {
     const { server, path } = await start({ mode: 'single', maxConnections: 3 });
-    const held = [rawClient(path), rawClient(path), rawClient(path)];
-    await waitFor(() => server.connectionCount === 3);
+    const held = [await holdingClient(path), await holdingClient(path), await holdingClient(path)];
+    await waitFor(() => holding === 3);
     const extra = rawClient(path);
     expect(await extra.line(0)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'too many connections' } });
     await extra.closedSoon();
@@ -277,9 +285,9 @@ describe('one request per connection', () => {
     const { server, path } = await start({ mode: 'single', maxConnections: 1 });
     // Every socket the server accepts, so that a failure here leaves none open to keep jest alive.
     const accepted: Socket[] = [];
-    (server as unknown as { server: Server }).server.on('connection', (socket) => accepted.push(socket));
-    const held = rawClient(path);
-    await waitFor(() => server.connectionCount === 1);
+    (server as unknown as { listener: { server: Server } }).listener.server.on('connection', (socket) => accepted.push(socket));
+    const held = await holdingClient(path);
+    await waitFor(() => holding === 1);
     // One that reads the refusal and keeps its side open, one that drops at once (as call() does).
     const stays = rawClient(path, { allowHalfOpen: true });
     try {

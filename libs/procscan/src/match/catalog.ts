@@ -1,5 +1,6 @@
 import TOML from '@ltd/j-toml';
 import { HOOK_TOOLS, type HookTool } from '@paneflow/protocol/hooks';
+import { ANSWER_SETTLE_MAX_MS } from '@paneflow/protocol/limits';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { CatalogError, schemaProblems } from './problems';
@@ -27,7 +28,7 @@ const AnswerTable = Type.Object(
   {
     choices: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 16 }))),
     text: Type.Optional(Type.Boolean()),
-    settle_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
+    settle_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: ANSWER_SETTLE_MAX_MS })),
   },
   { additionalProperties: false },
 );
