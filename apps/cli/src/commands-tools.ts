@@ -1,4 +1,4 @@
-import type { VerbSpec } from './usage';
+import { TIMER_MAX_MS, type VerbSpec } from './usage';
 
 /**
  * The verbs around the instance rather than its panes (REFERENCE.md §4.3): the daemons, the agents'
@@ -63,7 +63,7 @@ const serveVerbs: VerbSpec[] = (['start', 'status', 'stop', 'run'] as const).map
     run: 'Run serve in the foreground.',
   }[sub],
   args: [],
-  flags: sub === 'stop' ? { 'drain-ms': { kind: 'integer', value: 'N', help: 'how long to let them drain (default 5000)' } } : {},
+  flags: sub === 'stop' ? { 'drain-ms': { kind: 'integer', value: 'N', help: 'how long to let them drain (default 5000)', range: { max: TIMER_MAX_MS } } } : {},
   example: `paneflow serve ${sub}`,
   family: 'instance',
 }));
@@ -110,7 +110,7 @@ export const TOOL_VERBS: VerbSpec[] = [
     flags: {
       'no-answer': { kind: 'boolean', help: "never answer the `?` query, to check the program's fallback" },
       input: { kind: 'string', value: 'FILE', help: 'what to type, line by line: `send TEXT`, `key NAME`, `wait MS`, `wait-for STATE` (see --help)' },
-      timeout: { kind: 'integer', value: 'MS', help: `hang the program up after this long (default ${OSC_CHECK_TIMEOUT_MS})` },
+      timeout: { kind: 'integer', value: 'MS', help: `hang the program up after this long (default ${OSC_CHECK_TIMEOUT_MS})`, range: { min: 1, max: TIMER_MAX_MS } },
       ...JSON_FLAG,
     },
     example: 'paneflow osc check --input turn.txt -- claude',

@@ -10,5 +10,7 @@ export class CliError extends Error {
   }
 }
 
-/** A usage error: exit 2, usage on stderr, nothing started. */
-export class UsageError extends Error {}
+/** A usage error: exit 2, usage on stderr, nothing started. Its `exitCode` carries it out of a family's bundle (main.ts). */
+export class UsageError extends Error {
+  readonly exitCode = 2;
+}

@@ -2,11 +2,11 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
 import { displayWidth } from '@paneflow/screen';
-import { displayText, endedNotice, subagentsText } from '@paneflow/view';
+import { displayText, endedNotice, jsonText, subagentsText } from '@paneflow/view';
 
-/** JSON goes to stdout, one document per line. */
+/** JSON goes to stdout, one document per line; what a terminal would take as a control or a line break, \u-escaped (`jsonText`). */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  process.stdout.write(jsonText(value) + '\n');
 }
 
 /** NO_COLOR (set and not empty) wins; FORCE_COLOR (not `0` or `false`) colours a pipe too. */

@@ -1,7 +1,30 @@
+import { displayText } from '@paneflow/view';
 import { UsageError } from './errors';
 
 /** What a flag takes: nothing, a string, a whole number, or a string each time it repeats. */
 export type FlagKind = 'boolean' | 'string' | 'integer' | 'repeat';
+
+/** Node fires a timer with a longer delay at once: a flag that becomes one is bounded by it. */
+export const TIMER_MAX_MS = 2 ** 31 - 1;
+
+/** The whole numbers a flag or argument takes: from `min` (default 0) to `max` (default the largest exact one). */
+export interface Range {
+  min?: number;
+  max?: number;
+}
+
+/**
+ * A whole number a person typed for `what` (`--lines`, `<index>`), checked against its range: a
+ * word, a sign, a fraction or a number out of range (one too large to hold exactly, too) is a
+ * usage error naming `what`, so nothing is sent that serve would clamp, round or take.
+ */
+export function wholeNumber(what: string, text: string, { min = 0, max = Number.MAX_SAFE_INTEGER }: Range = {}): number {
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${what} needs a whole number, not '${displayText(text)}'`);
+  const value = Number(text);
+  if (value >= min && value <= max) return value;
+  const range = max !== Number.MAX_SAFE_INTEGER ? `${min}-${max}` : value < min ? `at least ${min}` : `at most ${max}`;
+  throw new UsageError(`${what} is ${range}, not ${text}`);
+}
 
 /** Which bundle carries a verb: a call loads only its own (apps/cli/README.md). */
 export type Family = 'panes' | 'agents' | 'turns' | 'instance' | 'osc' | 'integrations' | 'specs' | 'attach' | 'web' | 'doctor' | 'check';
@@ -13,7 +36,8 @@ export interface VerbSpec {
   summary: string;
   /** Positional arguments in order; `rest` takes all that remain. */
   args: Array<{ name: string; optional?: boolean; rest?: boolean }>;
-  flags: Record<string, { kind: FlagKind; value?: string; help: string }>;
+  /** `range` bounds an integer flag (REFERENCE.md's limits); without it, any whole number from 0. */
+  flags: Record<string, { kind: FlagKind; value?: string; help: string; range?: Range }>;
   example: string;
   /** More lines for --help. */
   details?: string;
@@ -48,7 +72,7 @@ export function checkArgs(spec: VerbSpec, argv: string[]): Parsed {
     const eq = token.indexOf('=');
     const name = token.slice(2, eq === -1 ? undefined : eq);
     const flag = Object.hasOwn(spec.flags, name) ? spec.flags[name] : undefined;
-    if (!flag) throw new UsageError(`unknown flag '--${name}' for '${spec.name}'`);
+    if (!flag) throw new UsageError(`unknown flag '--${displayText(name)}' for '${spec.name}'`);
     if (flag.kind === 'boolean') {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`);
       flags[name] = true;
@@ -56,10 +80,8 @@ export function checkArgs(spec: VerbSpec, argv: string[]): Parsed {
     }
     const value = eq !== -1 ? token.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`--${name} needs ${flag.value ?? 'a value'}`);
-    if (flag.kind === 'integer') {
-      if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} needs a whole number, not '${value}'`);
-      flags[name] = Number(value);
-    } else if (flag.kind === 'repeat') flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
+    if (flag.kind === 'integer') flags[name] = wholeNumber(`--${name}`, value, flag.range);
+    else if (flag.kind === 'repeat') flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
     else flags[name] = value;
   }
   const args: Parsed['args'] = {};
@@ -74,7 +96,7 @@ export function checkArgs(spec: VerbSpec, argv: string[]): Parsed {
     if (at < positional.length) args[arg.name] = positional[at++];
     else if (!arg.optional) throw new UsageError(`'${spec.name}' needs <${arg.name}>`);
   }
-  if (at < positional.length) throw new UsageError(`'${spec.name}' takes no argument '${positional[at]}'`);
+  if (at < positional.length) throw new UsageError(`'${spec.name}' takes no argument '${displayText(positional[at])}'`);
   return { args, flags };
 }
 

@@ -78,7 +78,7 @@ test('hook texts, a declared message and a directory name show escaped in ps, st
   expect(asking).toContain('approve Bash: ship  it permission (');
   expect(asking).not.toMatch(UNSAFE);
 
-  expect(home.run(['send', String(id), '1']).code).toBe(0);
+  expect(home.run(['answer', String(id), 'yes']).code).toBe(0);
   await until(async () => (await home.rpc('surface.status', { surface_id: id })).state === 'finished', 'the turn done');
   expect(await hook('ai.stop', { session_id: 'p1', last_result: NASTY })).toEqual({ accepted: true });
   expect((await home.rpc('surface.status', { surface_id: id })) as StatusObject).toMatchObject({ last_result: NASTY });
@@ -101,4 +101,36 @@ test('hook texts, a declared message and a directory name show escaped in ps, st
   expect(printed.status).toBe(`${id} - claude finished (declared) · ${SHOWN} · unread\n`);
   expect(printed.sessions).toContain(TITLE_SHOWN);
   expect(printed.ls).toContain(`${home.dir}/d^[[2Je`);
+});
+
+test('U+2028 and U+2029 (they break lines as LF does) reach no terminal raw: ps, inbox, status, ls --human, and the JSON of ls, ps and inbox, escaped but the same data', async () => {
+  const dir = join(home.dir, 'line\u2028and\u2029para');
+  mkdirSync(dir);
+  const up = await home.rpc('workspace.up', { name: 'separators', layout: 'even_h', panes: [{ cwd: dir, command: 'claude --work-ms 100', focus: true, env: {} }] });
+  const id = up.surfaces[0].surface_id;
+  await until(async () => {
+    const s = await home.rpc('surface.status', { surface_id: id });
+    return s.tool === 'claude' && s.reason === 'declared' && s.pid !== null;
+  }, 'the fixture agent declared idle');
+  // The agent's permission question quotes the prompt (a title folds both into spaces).
+  expect(home.run(['send', String(id), 'ship\u2028it\u2029now permission', '--submit']).code).toBe(0);
+  await until(async () => (await home.rpc('surface.status', { surface_id: id })).state === 'waiting_for_input', 'the agent asks');
+
+  const printed = {
+    ps: home.run(['ps']).stdout,
+    inbox: home.run(['inbox']).stdout,
+    status: home.run(['status', String(id)]).stdout,
+    ls: home.run(['ls', '--human', '--scope', 'all']).stdout,
+    lsJson: home.run(['ls', '--scope', 'all']).stdout,
+    psJson: home.run(['ps', '--json']).stdout,
+    inboxJson: home.run(['inbox', '--json']).stdout,
+  };
+  for (const [what, text] of Object.entries(printed)) expect([what, /[\u2028\u2029]/.exec(text)?.[0]]).toEqual([what, undefined]);
+  expect(printed.ps).toContain('approve Bash: ship\ufffdit\ufffdnow permission');
+  expect(printed.inbox).toContain('ship\ufffdit\ufffdnow permission');
+  expect(printed.ls).toContain('line\ufffdand\ufffdpara');
+  expect(printed.lsJson).toContain('line\\u2028and\\u2029para');
+  expect((JSON.parse(printed.lsJson) as { surfaces: Array<{ surface_id: number; cwd: string }> }).surfaces.find((s) => s.surface_id === id)?.cwd).toBe(dir);
+  expect((JSON.parse(printed.inboxJson) as { items: Array<{ surface_id: number; message: string }> }).items.find((i) => i.surface_id === id)?.message).toBe('approve Bash: ship\u2028it\u2029now permission');
+  await home.rpc('surface.close', { surface_id: id });
 });

@@ -1,5 +1,5 @@
 import { ErrorCode, READ_LINES_DEFAULT, READ_LINES_MAX, RpcError, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX } from '@paneflow/protocol';
-import { joinRows, rowToSgr } from '@paneflow/screen';
+import { joinRows, modesBeyondSerialize, rowToSgr } from '@paneflow/screen';
 import type { SerializeAddon } from '@xterm/addon-serialize';
 import type { Terminal } from '@xterm/headless';
 import type { DeepRows } from './deep-rows';
@@ -49,7 +49,8 @@ export class TerminalText {
     let prefix = texts.map((text, i) => (i > 0 && !deepRows[i].wrapped ? '\r\n' : '') + text).join('');
     // The terminal's first row starts a line of its own unless it continues the last deep row.
     if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) prefix += '\r\n';
-    return { checkpoint: prefix + this.serializer.serialize({ scrollback: inTerminal }), scrollback_rows: deepRows.length + inTerminal };
+    const checkpoint = prefix + this.serializer.serialize({ scrollback: inTerminal }) + modesBeyondSerialize(this.term);
+    return { checkpoint, scrollback_rows: deepRows.length + inTerminal };
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */
@@ -68,7 +69,8 @@ export class TerminalText {
     // `tail` ends with the last line; only the deep blocks that hold lines from `start` on are read.
     const tail = start >= deepLines ? inTerminal : joinRows(rows, this.deepTail(deepLines - start + 1));
     const text = tail.slice(tail.length - (total - start), tail.length - offset).join('\n');
-    return { text, lines: end - start, total_lines: total, eof: offset === 0, dropped_rows: this.droppedRows };
+    // `eof`: the window reaches the oldest kept line (REFERENCE.md §2.3), however near the end it ends.
+    return { text, lines: end - start, total_lines: total, eof: start === 0, dropped_rows: this.droppedRows };
   }
 
   /** Case-insensitive substring over every kept line; `line` is 1-based from the oldest. */

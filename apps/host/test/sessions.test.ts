@@ -54,11 +54,13 @@ describe('shells in real PTYs', () => {
     expect(text.split('\n')).toEqual(['日本語 ✓ 🎉 café', '0'.repeat(200)]);
   });
 
-  test('read counts lines from the end and clamps to 1–4000', async () => {
+  test('read counts lines from the end, clamps to 1–4000, and says eof only when it reaches the oldest kept line', async () => {
     const { session } = await client.create({ argv: ['sh', '-c', 'seq 1 5000; sleep 30'] });
     await client.screenMatching(session, /^5000$/m);
-    expect(await client.request('session.read', { session, lines: 3 })).toMatchObject({ text: '4998\n4999\n5000', lines: 3, total_lines: 5000, eof: true });
+    expect(await client.request('session.read', { session, lines: 3 })).toMatchObject({ text: '4998\n4999\n5000', lines: 3, total_lines: 5000, eof: false });
     expect(await client.request('session.read', { session, lines: 2, offset: 10 })).toMatchObject({ text: '4989\n4990', eof: false });
+    expect(await client.request('session.read', { session, lines: 2, offset: 4998 })).toMatchObject({ text: '1\n2', lines: 2, eof: true });
+    expect(await client.request('session.read', { session, lines: 4000, offset: 1500 })).toMatchObject({ text: expect.stringMatching(/^1\n2\n/), lines: 3500, eof: true });
     expect((await client.request('session.read', { session, lines: 0 })).lines).toBe(1);
     expect((await client.request('session.read', { session, lines: 99_999 })).lines).toBe(READ_LINES_MAX);
     await expect(client.request('session.read', { session, offset: 5000 })).rejects.toMatchObject({ code: -32602 });

@@ -4,6 +4,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BUILD_ID } from '@paneflow/instance/build-id';
 import { resolveEndpoints } from '@paneflow/instance/endpoints';
+import { SUBMIT_CONFIRM_MS } from '@paneflow/protocol/limits';
 import { listInbox, listPanes, listTurns, readPane, READ_ONLY, schemas, scriptingOn, searchPane, ToolError, turnDiff, writePane, type Context } from './tools';
 
 type ToolResult = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
     server.registerTool(
       'write_pane',
       {
-        description: 'Type text into a pane (origin mcp), Enter after it with submit; refused while its agent is thinking or asking. A submit to an agent that reports its state is confirmed: started true, or an error (not_started) when it took no turn within 3 s.',
+        description: `Type text into a pane (origin mcp), Enter after it with submit; refused while its agent is thinking or asking. A submit to an agent that reports its state is confirmed: started true, or an error (not_started) when it took no turn within ${SUBMIT_CONFIRM_MS / 1000} s.`,
         inputSchema: schemas.write_pane,
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       },

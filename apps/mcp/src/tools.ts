@@ -3,12 +3,13 @@
 import { callChecked } from '@paneflow/instance/connect';
 import { fence } from '@paneflow/protocol/fence';
 import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SUBMIT_CONFIRM_MS, TURNS_KEPT } from '@paneflow/protocol/limits';
-import { matchName } from '@paneflow/protocol/names';
+import { RpcError } from '@paneflow/protocol/errors';
+import { MAX_SELECTOR_CHARS } from '@paneflow/protocol/selectors';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import type { Scope } from '@paneflow/protocol/wire';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { displayText } from '@paneflow/view';
+import { displayText, jsonText, noMatchText } from '@paneflow/view';
 import { z } from 'zod';
 
 
@@ -30,31 +31,44 @@ async function request<M extends MethodName<PublicMethods>>(context: Context, me
   }
 }
 
-async function scopedPanes(context: Context): Promise<Surface[]> {
-  if (context.scope === 'all') return (await request(context, 'surface.list', { scope: 'all' })).surfaces;
+/** The workspace the bridge's scope confines it to, or null for scope all. */
+function scopeWorkspace(context: Context): string | null {
+  if (context.scope === 'all') return null;
   // Without a workspace of its own the scope would follow whatever tab is in front: refuse instead.
   if (!context.workspaceId) {
     throw new ToolError('PANEFLOW_WORKSPACE_ID is unset: this server runs outside a Paneflow pane and has no workspace; set PANEFLOW_MCP_SCOPE=all to read every workspace');
   }
-  return (await request(context, 'surface.list', { scope: 'workspace', workspace_id: context.workspaceId })).surfaces;
+  return context.workspaceId;
 }
 
-/** A surface id (number or digits) or a name: exact, any case, unique prefix; only in scope. */
+async function scopedPanes(context: Context): Promise<Surface[]> {
+  const workspace = scopeWorkspace(context);
+  return (await request(context, 'surface.list', workspace === null ? { scope: 'all' } : { scope: 'workspace', workspace_id: workspace })).surfaces;
+}
+
+/**
+ * A target as serve reads every selector (`surface.resolve`: id, name in any case or a unique
+ * prefix, `cmdline:`, `cwd:`), confined to the bridge's scope: a pane of another workspace does
+ * not exist here, by id either. An error quotes the target cut short (`echoText`).
+ */
 async function resolveTarget(context: Context, target: number | string): Promise<Surface> {
-  const panes = await scopedPanes(context);
-  const where = context.scope === 'all' ? '' : ' in this workspace';
-  if (typeof target === 'number' || /^\d+$/.test(target)) {
-    const found = panes.find((p) => p.surface_id === Number(target));
-    if (!found) throw new ToolError(`no pane with surface id ${target}${where}`);
-    return found;
+  const workspace = scopeWorkspace(context);
+  const selector = String(target);
+  const missing = () => new ToolError(noMatchText(selector, workspace !== null));
+  // Past the grammar's bound it names no pane, and would not fit in a request.
+  if (selector.length > MAX_SELECTOR_CHARS) throw missing();
+  let surfaces: Surface[];
+  try {
+    ({ surfaces } = await callChecked<PublicMethods, 'surface.resolve'>(context.socket, 'surface.resolve', { selector, scope: context.scope, ...(workspace === null ? {} : { workspace_id: workspace }) }));
+  } catch (error) {
+    if (error instanceof RpcError && error.reason === 'no_match') throw missing();
+    throw new ToolError((error as Error).message);
   }
-  const named = matchName(panes, target);
-  if (!named) throw new ToolError(`no pane named '${target}'${where}`);
-  if (named.matches.length > 1) throw new ToolError(`'${target}' matches ${named.matches.length} panes (${named.matches.map((p) => p.surface_id).join(', ')}); name one`);
-  return named.matches[0];
+  if (workspace !== null && surfaces[0].workspace_id !== workspace) throw missing();
+  return surfaces[0];
 }
 
-const Target = z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().min(1)]).describe('a surface_id, or a pane name (exact, any case, or a unique prefix)');
+const Target = z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().min(1)]).describe('a surface_id, a pane name (exact, any case, or a unique prefix), cmdline:<text> or cwd:<absolute path>');
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
@@ -111,7 +125,7 @@ export async function listPanes(context: Context): Promise<string> {
     workspace,
     workspace_id,
   }));
-  return fence(JSON.stringify({ panes }, null, 2), { source: 'surface.list', scope: context.scope });
+  return fence(jsonText({ panes }, 2), { source: 'surface.list', scope: context.scope });
 }
 
 /**
@@ -128,7 +142,7 @@ export async function listInbox(context: Context): Promise<string> {
       workspace_name: displayText(item.workspace_name),
       message: item.message === null ? null : displayText(item.message),
     }));
-  return fence(JSON.stringify({ items }, null, 2), { source: 'fleet.inbox', scope: context.scope });
+  return fence(jsonText({ items }, 2), { source: 'fleet.inbox', scope: context.scope });
 }
 
 /**
@@ -143,7 +157,7 @@ export async function listTurns(context: Context, args: Args<'list_turns'>): Pro
   const { turns } = await request(context, 'turn.list', { surface_id, since_ms: args.since_ms });
   const scoped = turns.filter((t) => inScope.has(t.surface_id));
   const shown = (args.limit === undefined ? scoped : scoped.slice(-args.limit)).map((t) => JSON.parse(JSON.stringify(t), (_key, value) => (typeof value === 'string' ? displayText(value) : value)));
-  return fence(JSON.stringify({ turns: shown }, null, 2), { source: 'turn.list', scope: context.scope });
+  return fence(jsonText({ turns: shown }, 2), { source: 'turn.list', scope: context.scope });
 }
 
 /** git's diff of one turn of a pane in scope, fenced: it is a repository's content, never instructions. */

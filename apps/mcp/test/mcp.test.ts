@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitRepo, makeHome, ROOT, screen, turnThatEdits, until, type Home } from '@paneflow/testing';
 
@@ -115,10 +116,42 @@ describe('paneflow-mcp with the scripting gate off', () => {
     expect(byId.isError).toBe(true);
     expect(text(byId)).toBe(`no pane with surface id ${other} in this workspace`);
     const byName = (await client.callTool({ name: 'search_pane', arguments: { target: 'other', pattern: 'row' } })) as TextResult;
-    expect(text(byName)).toBe("no pane named 'other' in this workspace");
+    expect(text(byName)).toBe("no pane matches 'other' in this workspace");
     const ambiguous = (await client.callTool({ name: 'read_pane', arguments: { target: 'bu' } })) as TextResult;
     expect(ambiguous.isError).toBe(true);
-    expect(text(ambiguous)).toBe(`'bu' matches 2 panes (${ids.mine.surfaces.map((s) => s.surface_id).join(', ')}); name one`);
+    expect(text(ambiguous)).toBe(`'bu' is a prefix of 2 panes (${ids.mine.surfaces.map((s) => s.surface_id).join(', ')}); name one`);
+  });
+
+  test("targets read as the CLI's selectors do (serve resolves them): cwd: and cmdline: too, within its workspace", async () => {
+    const mine = ids.mine.surfaces.map((s) => s.surface_id).join(', ');
+    // The other workspace's pane runs the same program in the same directory: not counted.
+    const byCwd = (await client.callTool({ name: 'read_pane', arguments: { target: `cwd:${ROOT}` } })) as TextResult;
+    expect([byCwd.isError, text(byCwd)]).toEqual([true, `'cwd:${ROOT}' matches 2 panes (${mine}); name one`]);
+    const byCommand = (await client.callTool({ name: 'read_pane', arguments: { target: 'cmdline:sleep 600' } })) as TextResult;
+    expect(text(byCommand)).toBe(`'cmdline:sleep 600' matches 2 panes (${mine}); name one`);
+    const byCase = (await client.callTool({ name: 'read_pane', arguments: { target: 'BUILD-2', lines: 1 } })) as TextResult;
+    expect(byCase.isError).toBeFalsy();
+    expect(text(byCase)).toContain('alpha-marker');
+  });
+
+  test('a target it cannot find is quoted back cut short with its length, and escaped: never 2 MB, never an ESC', async () => {
+    const quoted = async (target: string) => text(await client.callTool({ name: 'read_pane', arguments: { target } }));
+    expect(await quoted('x'.repeat(2 * 1024 * 1024))).toBe(`no pane matches '${'x'.repeat(80)}… (2097152 characters)' in this workspace`);
+    expect(await quoted('9'.repeat(2 * 1024 * 1024))).toBe(`no pane with surface id ${'9'.repeat(80)}… (2097152 characters) in this workspace`);
+    expect(await quoted('a\x1b]0;owned\x07\u2028b')).toBe("no pane matches 'a^[]0;owned^G\ufffdb' in this workspace");
+  });
+
+  test('list_panes never gives U+2028 or U+2029 raw: a directory holding them comes \\u-escaped, the same data', async () => {
+    const dir = join(home.dir, 'line\u2028and\u2029para');
+    mkdirSync(dir);
+    const { surface_id } = await home.rpc('surface.split', { direction: 'h', surface_id: ids.mine.surfaces[0].surface_id, cwd: dir });
+    try {
+      const { body } = unfence(text(await client.callTool({ name: 'list_panes', arguments: {} })), 'surface.list', 'workspace');
+      expect(body).not.toMatch(/[\u2028\u2029]/);
+      expect((JSON.parse(body) as { panes: Array<{ surface_id: number; cwd: string }> }).panes.find((p) => p.surface_id === surface_id)?.cwd).toBe(dir);
+    } finally {
+      await home.rpc('surface.close', { surface_id });
+    }
   });
 
   test('the resource pane://surface/{id}/content is what read_pane gives by default', async () => {
@@ -184,8 +217,8 @@ describe('paneflow-mcp with the scripting gate off', () => {
       expect((await reply(4)).result).toMatchObject({ isError: true });
       send({ id: 5, method: 'tools/call', params: { name: 'write_pane', arguments: { target: 'build', text: 'x' } } });
       const refused = await reply(5);
-      expect(refused.error ?? refused.result).toBeDefined();
-      expect(JSON.stringify(refused)).toMatch(/write_pane not found|Tool write_pane/);
+      // Not listed, so not there: the SDK answers with an error result, not a JSON-RPC error.
+      expect(refused).toEqual({ jsonrpc: '2.0', id: 5, result: { isError: true, content: [{ type: 'text', text: 'MCP error -32602: Tool write_pane not found' }] } });
       send({ id: 6, method: 'no/such/method', params: {} });
       expect((await reply(6)).error).toMatchObject({ code: -32601 });
     } finally {

@@ -6,10 +6,13 @@ import { invalid, outsideScope } from './errors';
 import type { PaneRecord, WorkspaceRecord } from './model';
 import { paneTitle } from './views';
 
-/** Names are printed into terminals: one with a control character is refused before anything changes. */
-function refuseControls(name: string): void {
+/**
+ * Names are printed into terminals and typed back as selectors: one with a control character, or
+ * one no selector could reach (`nameFault`), is refused before anything changes.
+ */
+function refuseName(name: string): void {
   const fault = nameFault(name);
-  if (fault) throw invalid(`name ${fault}`, 'control_character', 'name');
+  if (fault) throw invalid(`name ${fault.message}`, fault.reason, 'name');
 }
 
 /**
@@ -62,7 +65,7 @@ export class Workspaces {
   }
 
   create(name: string): WorkspaceRecord {
-    refuseControls(name);
+    refuseName(name);
     const workspace: WorkspaceRecord = { id: randomUUID(), name, layout: null, focus: null };
     this.ctx.model.workspaces.push(workspace);
     return workspace;
@@ -116,10 +119,10 @@ export class Workspaces {
     if (workspace) this.changed(workspace);
   }
 
-  /** Pane names are unique in the home, case-insensitively, and hold no control character. */
+  /** Pane names are unique in the home, case-insensitively, and pass `nameFault`. */
   checkName(name: string | null | undefined, except?: number): void {
     if (!name) return;
-    refuseControls(name);
+    refuseName(name);
     for (const pane of this.ctx.model.allPanes()) {
       if (pane.surface_id !== except && pane.name?.toLowerCase() === name.toLowerCase()) {
         throw invalid(`the name '${name}' is used by surface ${pane.surface_id}`, 'name_taken', 'name');

@@ -30,16 +30,41 @@ export const MAX_NAME_CHARS = 128;
 // any of them could start an escape sequence.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// The line and paragraph separators break a line as LF does.
+const LINE_BREAK = /[\u2028\u2029]/;
+// Nothing a person could see or type back: white space, invisible format characters, fillers.
+const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
+/** Selectors that are not names (REFERENCE.md §4.2), and what each reads its text as. */
+const SELECTOR_PREFIXES = { 'cmdline:': 'a command line', 'cwd:': 'a directory' } as const;
+
+/** Why a name cannot be used: `reason` for a refusal's `data.reason`, `message` in a person's words. */
+export interface NameFault {
+  reason: 'control_character' | 'name_too_long' | 'unselectable_name';
+  message: string;
+}
+
+function codePointAt(name: string, at: number): string {
+  const code = name.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0');
+  return `U+${code} (at character ${[...name.slice(0, at)].length + 1})`;
+}
 
 /**
- * Why `name` cannot be a pane or workspace name, or null when it can. The reason names the
+ * Why `name` cannot be a pane or workspace name, or null when it can: too long, a control
+ * character or a line break, or a name no selector could reach (all digits, which selectors read
+ * as an id or an index; `cmdline:` or `cwd:` first; nothing visible). The message names a
  * character by code point and never quotes the name: echoing it would print what is refused.
  */
-export function nameFault(name: string): string | null {
+export function nameFault(name: string): NameFault | null {
   const length = [...name].length;
-  if (length > MAX_NAME_CHARS) return `has ${length} characters; names may have at most ${MAX_NAME_CHARS}`;
-  const at = name.search(CONTROL);
-  if (at < 0) return null;
-  const code = name.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0');
-  return `holds the control character U+${code} (at character ${[...name.slice(0, at)].length + 1}); names may not hold control characters`;
+  if (length > MAX_NAME_CHARS) return { reason: 'name_too_long', message: `has ${length} characters; names may have at most ${MAX_NAME_CHARS}` };
+  const control = name.search(CONTROL);
+  if (control >= 0) return { reason: 'control_character', message: `holds the control character ${codePointAt(name, control)}; names may not hold control characters` };
+  const lineBreak = name.search(LINE_BREAK);
+  if (lineBreak >= 0) return { reason: 'control_character', message: `holds the line separator ${codePointAt(name, lineBreak)}; a name is one line` };
+  const unselectable = (why: string): NameFault => ({ reason: 'unselectable_name', message: `${why}; no selector could name it` });
+  if (/^\d+$/.test(name)) return unselectable('is all digits, which a selector reads as an id or an index');
+  const prefix = Object.entries(SELECTOR_PREFIXES).find(([start]) => name.startsWith(start));
+  if (prefix) return unselectable(`starts with '${prefix[0]}', which a selector reads as ${prefix[1]}`);
+  if (BLANK.test(name)) return unselectable('shows nothing (only white space or invisible characters)');
+  return null;
 }

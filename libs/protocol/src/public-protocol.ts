@@ -6,6 +6,7 @@ import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
+import { MAX_SELECTOR_CHARS } from './selectors';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
 import { DigestAgent, TurnRecord } from './turns';
 import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
@@ -162,6 +163,27 @@ export const PublicMethods = {
     Type.Object({ scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) }, closed),
     Type.Object({ surfaces: Type.Array(SurfaceEntry) }),
   ),
+  /**
+   * The panes a selector names (REFERENCE.md §4.2), resolved here for every face (an addition to
+   * §2.3). No match is -32020 (`no_match`); several at the deciding rule without `many` is -32602
+   * (`ambiguous`, with their `surface_ids`). A `cwd:` path comes canonical: only the caller knows
+   * its own cwd and home.
+   */
+  'surface.resolve': method(
+    Type.Object(
+      {
+        selector: Type.String({ minLength: 1, maxLength: MAX_SELECTOR_CHARS }),
+        scope: Type.Optional(Scope),
+        workspace_id: Type.Optional(Type.String()),
+        many: Type.Optional(Type.Boolean()),
+      },
+      closed,
+    ),
+    Type.Object({
+      surfaces: Type.Array(SurfaceEntry),
+      stage: Type.Union([Type.Literal('surface_id'), Type.Literal('cmdline'), Type.Literal('cwd'), Type.Literal('exact'), Type.Literal('any_case'), Type.Literal('prefix')]),
+    }),
+  ),
   'surface.read': method(
     Type.Object(
       {
@@ -207,7 +229,14 @@ export const PublicMethods = {
   ),
   'surface.send_keystroke': method(
     Type.Object(
-      { ...SurfaceTarget, keystroke: Type.String({ minLength: 1 }), scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) },
+      {
+        ...SurfaceTarget,
+        keystroke: Type.String({ minLength: 1 }),
+        scope: Type.Optional(Scope),
+        workspace_id: Type.Optional(Type.String()),
+        /** Press it even into an agent that waits for an answer (the busy guard, §4.4). */
+        force: Type.Optional(Type.Boolean()),
+      },
       closed,
     ),
     Type.Object({ sent: Type.Literal(true) }),

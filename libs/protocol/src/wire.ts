@@ -81,6 +81,7 @@ export const ReadResult = Type.Object({
   text: Type.String(),
   lines: Type.Integer({ minimum: 0 }),
   total_lines: Type.Integer({ minimum: 0 }),
+  /** The read reached the oldest kept line (REFERENCE.md §2.3): there is nothing older to page back to. */
   eof: Type.Boolean(),
   output_generation: Type.Integer({ minimum: 0 }),
   /**

@@ -1,6 +1,8 @@
 // How input reaches a program (REFERENCE.md §4.4, §4.5) as bytes, given the modes that decide them
 // (bracketed paste, cursor keys): the host writes them knowing its terminal's modes at that moment,
 // and `paneflow osc check` types its script with them.
+// A refusal quotes what it refuses as a face shows it (`shown`): never a raw ESC back to a terminal.
+import { sanitizeForGrid as shown } from './text';
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
@@ -33,11 +35,11 @@ export function keystrokeBytes(keystroke: string, applicationCursorKeys: boolean
   const mods = { ctrl: false, alt: false, shift: false };
   for (const part of parts) {
     const mod = part.toLowerCase();
-    if (mod !== 'ctrl' && mod !== 'alt' && mod !== 'shift') throw new KeystrokeError(`unknown modifier '${part}' in '${keystroke}'`);
+    if (mod !== 'ctrl' && mod !== 'alt' && mod !== 'shift') throw new KeystrokeError(`unknown modifier '${shown(part)}' in '${shown(keystroke)}'`);
     mods[mod] = true;
   }
   const lower = name.length > 1 ? name.toLowerCase() : name;
-  if (SUBMIT.has(lower)) throw new KeystrokeError(`'${keystroke}' would submit; send text with --submit instead`);
+  if (SUBMIT.has(lower)) throw new KeystrokeError(`'${shown(keystroke)}' would submit; send text with --submit instead`);
   const modifier = 1 + (mods.shift ? 1 : 0) + (mods.alt ? 2 : 0) + (mods.ctrl ? 4 : 0);
   let bytes: string;
   if (lower in CURSOR) {
@@ -54,16 +56,16 @@ export function keystrokeBytes(keystroke: string, applicationCursorKeys: boolean
     else if (lower === 'escape' || lower === 'esc') base = '\x1b';
     else if (lower === 'backspace') base = mods.ctrl ? '\x08' : '\x7f';
     else if ([...name].length === 1 && name >= ' ' && name <= '~') base = mods.shift && /[a-z]/.test(name) ? name.toUpperCase() : name;
-    else throw new KeystrokeError(`unknown key '${name}' in '${keystroke}'`);
+    else throw new KeystrokeError(`unknown key '${shown(name)}' in '${shown(keystroke)}'`);
     if (mods.ctrl && base.length === 1 && lower !== 'backspace') {
       const c = base.toUpperCase().charCodeAt(0);
       if (base === ' ' || base === '@') base = '\x00';
       else if (base === '?') base = '\x7f';
       else if (c >= 0x40 && c <= 0x5f) base = String.fromCharCode(c & 0x1f);
-      else throw new KeystrokeError(`ctrl-${name} has no control code`);
+      else throw new KeystrokeError(`ctrl-${shown(name)} has no control code`);
     }
     bytes = (mods.alt ? '\x1b' : '') + base;
   }
-  if (/[\r\n]/.test(bytes)) throw new KeystrokeError(`'${keystroke}' would submit (its bytes hold CR or LF)`);
+  if (/[\r\n]/.test(bytes)) throw new KeystrokeError(`'${shown(keystroke)}' would submit (its bytes hold CR or LF)`);
   return bytes;
 }

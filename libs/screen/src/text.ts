@@ -3,9 +3,10 @@ import type { Grid } from './grid';
 import type { Style } from './style';
 import { charWidth } from './width';
 
-// C0 controls, DEL, C1 controls and lone surrogates: none may reach the outer terminal as is.
+// C0 controls, DEL, C1 controls, the line and paragraph separators (which break lines as LF does)
+// and lone surrogates: none may reach the outer terminal as is.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSAFE_FOR_GRID = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE_FOR_GRID = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Where a mark with no character before it sits, as Unicode shows a lone combining mark. */
 const DOTTED_CIRCLE = 0x25cc;
 
@@ -19,7 +20,7 @@ function visibleEscape(unsafe: string): string {
 /**
  * Text made safe to put into cells: bidi overrides, isolates and invisible format characters are
  * removed (`sanitizeForDisplay` of @paneflow/osc7501, OSC7501.md §11.2), C0 controls and DEL become caret notation (`^[`, `^G`, `^?`),
- * C1 controls and lone surrogates U+FFFD.
+ * C1 controls, U+2028 and U+2029 and lone surrogates U+FFFD.
  */
 export function sanitizeForGrid(text: string): string {
   return sanitizeForDisplay(text).replace(UNSAFE_FOR_GRID, visibleEscape);

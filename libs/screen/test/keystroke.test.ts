@@ -46,6 +46,12 @@ describe('keystrokes (REFERENCE.md §4.5)', () => {
   test.each(['hyper-a', 'f13', 'nothing', 'ctrl-1'])('%s is not a keystroke', (keystroke) => {
     expect(() => keystrokeBytes(keystroke, false)).toThrow();
   });
+
+  test('a refusal quotes the keystroke as a face shows it: no ESC, BEL or line separator goes back raw', () => {
+    expect(() => keystrokeBytes('\x1b[31mboom', false)).toThrow("unknown key '^[[31mboom' in '^[[31mboom'");
+    expect(() => keystrokeBytes('\x1b]0;x\x07-a', false)).toThrow("unknown modifier '^[]0;x^G' in '^[]0;x^G-a'");
+    expect(() => keystrokeBytes('ctrl-\u2028', false)).toThrow("unknown key '\ufffd' in 'ctrl-\ufffd'");
+  });
 });
 
 test('a bracketed paste cannot be ended early by the markers inside it', () => {

@@ -51,13 +51,17 @@ describe('sanitizeForGrid', () => {
     expect(sanitizeForGrid('tab\there\r\n')).toBe('tab^Ihere^M^J');
   });
 
+  test('the line and paragraph separators, which break lines as LF does, become U+FFFD', () => {
+    expect(sanitizeForGrid('one\u2028two\u2029three')).toBe('one\ufffdtwo\ufffdthree');
+  });
+
   test('bidi overrides, isolates and invisible format characters are removed', () => {
     expect(sanitizeForGrid('a\u202eevil\u202c\u2066b\u2069\u200bc\u00add\ufeff')).toBe('aevilbcd');
   });
 
   test('removes exactly what sanitizeForDisplay of @paneflow/osc7501 removes', () => {
     const printable: string[] = [];
-    for (let code = 0xa0; code < 0x30000; code++) if (code < 0xd800 || code > 0xdfff) printable.push(String.fromCodePoint(code));
+    for (let code = 0xa0; code < 0x30000; code++) if ((code < 0xd800 || code > 0xdfff) && code !== 0x2028 && code !== 0x2029) printable.push(String.fromCodePoint(code));
     const all = printable.join('');
     expect(sanitizeForGrid(all)).toBe(sanitizeForDisplay(all));
   });

@@ -218,7 +218,7 @@ export function resolvePane(
   };
   for (const field of ['cwd', 'command', 'name', 'worktree'] as const) if (pane[field] !== undefined) checkVariables(field, pane[field]!, false);
   const fault = pane.name !== undefined ? nameFault(pane.name) : null;
-  if (fault) problem('name', fault);
+  if (fault) problem('name', fault.message);
   for (const [key, value] of Object.entries(pane.env ?? {})) checkVariables(`env.${key}`, value, true);
 
   let runtime = null;
@@ -300,10 +300,10 @@ function planWorktree(pane: PaneSpec, cwd: string, host: SpecHost, claimed: Map<
   };
 }
 
-/** The spec's own `name` (the workspace's) with a control character, as a top-level problem. */
+/** The spec's own `name` (the workspace's) when it cannot be a name (`nameFault`), as a top-level problem. */
 export function workspaceNameProblems(data: Record<string, unknown>, text: string): Problem[] {
   const fault = typeof data.name === 'string' ? nameFault(data.name) : null;
-  return fault ? [{ prefix: '', field: 'name', message: fault, line: locate(text, null, 0, 'name') }] : [];
+  return fault ? [{ prefix: '', field: 'name', message: fault.message, line: locate(text, null, 0, 'name') }] : [];
 }
 
 /** Checks across panes: at most one focus, names unique. */

@@ -1,5 +1,5 @@
 import type { EventFrame, EventFrameOf, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
-import { agentRows, displayText, endedNotice, headerStatus, noticeText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
+import { agentRows, displayText, echoText, endedNotice, jsonText, headerStatus, noticeText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
 
 const status = (over: Partial<StatusObject>): StatusObject => ({
   surface_id: 1,
@@ -214,6 +214,26 @@ describe('untrusted text as every face shows it (OSC7501.md §11.2)', () => {
     expect(displayText('zero\u200bwidth\u2066isolate\u2069 \u00adsoft\ufeff\u061c')).toBe('zerowidthisolate soft');
     expect(displayText('日本語 🚀 café ✓ ^ \\x1b')).toBe('日本語 🚀 café ✓ ^ \\x1b');
     expect(displayText(SHOWN)).toBe(SHOWN);
+    expect(displayText('one\u2028two\u2029three')).toBe('one\ufffdtwo\ufffdthree');
+  });
+
+  test('jsonText: the same data as JSON.stringify, with what displayText would change as \\u escapes', () => {
+    const value = { name: NASTY, cwd: '/tmp/line\u2028para\u2029', del: '\x7f', plain: '日本語 🚀 café', lone: '\ud800' };
+    const text = jsonText(value);
+    expect(JSON.parse(text)).toEqual(value);
+    expect(text).not.toMatch(UNSAFE);
+    expect(text).not.toMatch(/[\u2028\u2029]/);
+    expect(text).toContain('/tmp/line\\u2028para\\u2029');
+    expect(text).toContain('\\u202e');
+    expect(text).toContain('日本語 🚀 café');
+    expect(jsonText({ a: [1] }, 2)).toBe(JSON.stringify({ a: [1] }, null, 2));
+  });
+
+  test('echoText: a caller\'s text cut after 80 characters with its length, shown as displayText shows it', () => {
+    expect(echoText('a\x1b[2J')).toBe('a^[[2J');
+    expect(echoText('x'.repeat(80))).toBe('x'.repeat(80));
+    expect(echoText('🚀'.repeat(2_000_000))).toBe(`${'🚀'.repeat(80)}… (2000000 characters)`);
+    expect(echoText('abc\x07def', 3)).toBe('abc… (7 characters)');
   });
 
   test('row labels and messages, header statuses, ended notices and notifications come out clean', () => {

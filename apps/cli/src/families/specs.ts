@@ -1,6 +1,7 @@
 // `new`, `up` and `flow run`: a workspace, or workspaces and flows of agents from TOML specs; each
 // needs the runtimes catalog (presets, agents), which no read-only verb loads.
 import { findPreset, platformOf, runtimeCatalog, suggestedPresets } from '@paneflow/procscan';
+import { nameFault } from '@paneflow/protocol/names';
 import { displayText } from '@paneflow/view';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,8 +26,10 @@ export const run: Record<string, Run> = {
     if (cwd !== undefined && (!existsSync(cwd) || !statSync(cwd).isDirectory())) throw new CliError(`--cwd ${cwd} is not a directory`, 2);
     const preset = flag(p, 'preset');
     if (preset !== undefined) checkPreset(preset);
-    await ensureInstance();
     const name = flag(p, 'name');
+    const fault = name ? nameFault(name) : null;
+    if (fault) throw new CliError(`--name ${fault.message}`, 2);
+    await ensureInstance();
     printJson(await request('workspace.create', { ...(name ? { name } : {}), ...(cwd ? { cwd: resolve(cwd) } : {}), ...(preset ? { preset } : {}) }));
     return 0;
   },

@@ -60,7 +60,6 @@ export const run: Record<string, Run> = {
     if (second !== undefined) throw new CliError(`'turns' takes one target, not '${second}' too (or: turns prune [target])`, 2);
     const since = sinceMs(flag(p, 'since'));
     const limit = flag<number>(p, 'limit');
-    if (limit !== undefined && limit < 1) throw new CliError('--limit is a whole number from 1', 2);
     const { turns } = await request('turn.list', { surface_id: await surfaceOf(first, p), since_ms: since, limit });
     if (flag(p, 'json')) printJson({ turns });
     else process.stdout.write(turnTable(turns, Date.now()) + '\n');
@@ -69,7 +68,6 @@ export const run: Record<string, Run> = {
   async diff(p) {
     const turn = flag<number>(p, 'turn');
     if (turn !== undefined && flag(p, 'last')) throw new CliError('--turn and --last cannot go together', 2);
-    if (turn !== undefined && turn < 1) throw new CliError('--turn is a whole number from 1', 2);
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
     const result = await orNotFound(request('turn.diff', { surface_id: target.surface_id, turn, stat: !!flag(p, 'stat') }));
     if (flag(p, 'json')) {

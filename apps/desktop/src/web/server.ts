@@ -4,6 +4,7 @@
 // gets anything: every other request and upgrade is refused with 403.
 import { InstanceClient } from '@paneflow/client';
 import type { Endpoints } from '@paneflow/instance/endpoints';
+import { ErrorCode } from '@paneflow/protocol/errors';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -176,6 +177,13 @@ function connect(ws: WebSocket, endpoints: Endpoints): void {
     if (typeof message?.id !== 'number' || typeof message.channel !== 'string' || !Array.isArray(message.args)) return ws.close(1008, 'not a call');
     const { id, channel, args } = message;
     if (!CHANNELS.has(channel)) return send({ id, error: { message: `no such call: ${channel}`, code: null, reason: null } });
+    // JSON.parse takes any nesting, JSON.stringify not: what could never be passed on is refused as
+    // serve refuses bad params (-32602), not as the RangeError its encoding would throw.
+    try {
+      JSON.stringify(args);
+    } catch (error) {
+      return send({ id, error: { message: `invalid params: ${(error as Error).message}`, code: ErrorCode.InvalidParams, reason: 'invalid_params' } });
+    }
     calls.call(channel, args).then(
       (result) => send({ id, result: result ?? null }),
       (error: Error & { code?: unknown; reason?: unknown }) =>

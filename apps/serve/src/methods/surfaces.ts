@@ -3,6 +3,7 @@ import { disabled, invalid, notFound } from '../errors';
 import { savedBeforeReply as saved } from '../model';
 import type { MethodFamily } from './parts';
 import { presetLaunch } from './workspaces';
+import { resolveSelector } from '../selectors';
 
 /** `surface.*`: reading, naming, focusing, typing into and splitting panes; a change answers once it is saved. */
 export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending }) => ({
@@ -15,6 +16,7 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
         .map((p) => workspaces.surfaceEntry(p)),
     };
   },
+  'surface.resolve': ({ selector, scope, workspace_id, many }) => resolveSelector(ctx, workspaces, { selector, scope: scope ?? 'workspace', workspaceId: workspace_id, many: many ?? false }),
   'surface.read': async ({ surface_id, lines, offset, fenced, scope }) => {
     const pane = ctx.pane(surface_id);
     const result = await ctx.host.request('session.read', { session: pane.session, lines: lines ?? READ_LINES_DEFAULT, offset: offset ?? 0 });
