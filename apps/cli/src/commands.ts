@@ -1,6 +1,6 @@
-import { TURNS_KEPT, TURNS_KEPT_PER_SESSION } from '@paneflow/protocol/limits';
+import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, TURNS_KEPT, TURNS_KEPT_PER_SESSION } from '@paneflow/protocol/limits';
 import { JSON_FLAG, TOOL_VERBS } from './commands-tools';
-import type { VerbSpec } from './usage';
+import { TIMER_MAX_MS, type VerbSpec } from './usage';
 
 /**
  * Every verb of REFERENCE.md §4.3: its words, flags, help and the family that runs it. Data only,
@@ -26,7 +26,7 @@ export const VERBS: VerbSpec[] = [
     summary: "Print a pane's text: its last lines (scrollback and screen), fenced as untrusted unless --raw.",
     args: [{ name: 'target' }],
     flags: {
-      lines: { kind: 'integer', value: 'N', help: 'how many lines (default 200, 1-4000)' },
+      lines: { kind: 'integer', value: 'N', help: `how many lines (default ${READ_LINES_DEFAULT}, 1-${READ_LINES_MAX})`, range: { min: 1, max: READ_LINES_MAX } },
       offset: { kind: 'integer', value: 'N', help: 'skip this many lines from the end' },
       ...JSON_FLAG,
       raw: { kind: 'boolean', help: 'the text as it is, without the untrusted-output fence' },
@@ -41,7 +41,11 @@ export const VERBS: VerbSpec[] = [
     aliases: ['search_pane'],
     summary: "Search a pane's kept lines for a text, case-insensitively; JSON {matches, truncated}.",
     args: [{ name: 'target' }, { name: 'pattern' }],
-    flags: { max: { kind: 'integer', value: 'N', help: 'at most N matches (default 50, 1-1000)' }, human: { kind: 'boolean', help: "'line N: text' lines" }, ...SCOPE },
+    flags: {
+      max: { kind: 'integer', value: 'N', help: `at most N matches (default ${SEARCH_MATCHES_DEFAULT}, 1-${SEARCH_MATCHES_MAX})`, range: { min: 1, max: SEARCH_MATCHES_MAX } },
+      human: { kind: 'boolean', help: "'line N: text' lines" },
+      ...SCOPE,
+    },
     example: 'paneflow search api "error" --max 10 --human',
     family: 'panes',
   },
@@ -61,7 +65,7 @@ export const VERBS: VerbSpec[] = [
     args: [],
     flags: {
       bind: { kind: 'string', value: 'ADDR', help: 'the IP address to listen on (default 127.0.0.1)' },
-      port: { kind: 'integer', value: 'N', help: 'the port (default: a free one)' },
+      port: { kind: 'integer', value: 'N', help: 'the port (default: a free one)', range: { max: 65535 } },
     },
     example: 'paneflow web --port 8765',
     details:
@@ -93,7 +97,7 @@ export const VERBS: VerbSpec[] = [
     ],
     flags: {
       since: { kind: 'string', value: 'WHEN', help: 'only turns running or ended since then: 90s, 30m, 2h, 3d, or a date (2026-12-04T09:00)' },
-      limit: { kind: 'integer', value: 'N', help: 'the newest N turns (default all kept)' },
+      limit: { kind: 'integer', value: 'N', help: 'the newest N turns (default all kept)', range: { min: 1 } },
       ...JSON_FLAG,
       ...SCOPE,
     },
@@ -106,7 +110,7 @@ export const VERBS: VerbSpec[] = [
     summary: "git's diff of what one turn changed in its pane's work tree (coloured on a terminal, plain otherwise); --stat for the summary.",
     args: [{ name: 'target' }],
     flags: {
-      turn: { kind: 'integer', value: 'N', help: 'the turn (its number in `paneflow turns`); default the latest' },
+      turn: { kind: 'integer', value: 'N', help: 'the turn (its number in `paneflow turns`); default the latest', range: { min: 1 } },
       last: { kind: 'boolean', help: 'the latest turn (the default)' },
       stat: { kind: 'boolean', help: "git's --stat instead of the diff" },
       ...JSON_FLAG,
@@ -236,10 +240,10 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
   },
   {
     name: 'key',
-    summary: 'Press a key in a pane. Keys that would submit (enter, ctrl-m, ctrl-j) are refused.',
+    summary: 'Press a key in a pane. Keys that would submit (enter, ctrl-m, ctrl-j) are refused, and any key to an agent waiting for an answer unless --force.',
     details: 'keystroke: [ctrl-|alt-|shift-]*<name>, name a character, space, tab, escape, backspace, delete, insert,\nup, down, left, right, home, end, pageup, pagedown or f1-f12. Needs PANEFLOW_IPC_SCRIPTING=1.',
     args: [{ name: 'target' }, { name: 'keystroke' }],
-    flags: { ...SCOPE },
+    flags: { force: { kind: 'boolean', help: 'press it even into an agent waiting for an answer, which it may answer' }, ...SCOPE },
     example: 'paneflow key lead ctrl-c',
     family: 'panes',
   },
@@ -251,8 +255,8 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
       match: { kind: 'string', value: 'SEL', help: 'the pane(s) to watch (required)' },
       pattern: { kind: 'string', value: 'RE', help: 'a regular expression tested against each of the last 200 lines' },
       idle: { kind: 'boolean', help: "a declaring agent's turn is over; anything else has been quiet for --for ms" },
-      for: { kind: 'integer', value: 'MS', help: 'quiet time for panes that declare nothing (default 1000)' },
-      timeout: { kind: 'integer', value: 'S', help: 'give up after S seconds, exit 4 (default 300)' },
+      for: { kind: 'integer', value: 'MS', help: 'quiet time for panes that declare nothing (default 1000)', range: { min: 1 } },
+      timeout: { kind: 'integer', value: 'S', help: 'give up after S seconds, exit 4 (default 300)', range: { min: 1, max: Math.floor(TIMER_MAX_MS / 1000) } },
       any: { kind: 'boolean', help: 'every matching pane; the first to satisfy wins' },
       all: { kind: 'boolean', help: 'every matching pane; wait for all of them' },
       ...SCOPE,

@@ -102,7 +102,7 @@ test("an agent's turn in the sidebar: spinner, Need you with its message, answer
   await until(async () => (await focusOf('turns')) === ids.side || null, 'focus back on the shell');
   expect(home.run(['send', 'lead', 'again permission', '--submit', '--scope', 'all']).code).toBe(0);
   await screen(window, (l) => text(l).includes('Need you'), 'Need you again');
-  expect(home.run(['key', 'lead', '1', '--scope', 'all']).code).toBe(0);
+  expect(home.run(['key', 'lead', '1', '--force', '--scope', 'all']).code).toBe(0);
   await screen(window, (l) => /✔ lead\s+Done/.test(text(l)), 'Done');
   window.keys('C-b', 'Left');
   await screen(window, (l) => !text(l).includes('Done') && /^\s+lead\s*│/m.test(text(l)), 'Done cleared once seen');

@@ -229,8 +229,9 @@ describe('with an instance (scripting and orchestration on)', () => {
 
     // Not busy (waiting for an answer): wait --idle returns at once.
     expect(home.run(['wait', '--match', String(surface_id), '--idle', '--timeout', '10']).json()).toMatchObject({ surface_id, matched: 'idle', state: 'waiting_for_input' });
-    // Answered: busy again, and wait --idle returns when the turn ends.
-    expect(home.run(['key', String(surface_id), '1']).json()).toEqual({ sent: true });
+    // A key would answer it: refused unless forced. Answered: busy again, and wait --idle returns when the turn ends.
+    expect(home.run(['key', String(surface_id), '1']).code).toBe(1);
+    expect(home.run(['key', String(surface_id), '1', '--force']).json()).toEqual({ sent: true });
     for (let i = 0; home.run(['status', String(surface_id), '--json']).json<{ state: string }>().state === 'waiting_for_input'; i++) {
       if (i > 100) throw new Error('the answer was never taken');
       await new Promise((r) => setTimeout(r, 50));
@@ -324,6 +325,18 @@ describe('with an instance (scripting and orchestration on)', () => {
     await until(() => state(free).state !== 'idle' || null, 'the free agent took the turn');
     expect(state(asking).state).toBe('waiting_for_input');
     expect(home.run(['read', String(asking), '--raw']).stdout).not.toMatch(/^allowed$/m);
+
+    // Without --submit too: the menu takes a digit at once, so a plain `1` would answer it; so would a key.
+    const plain = home.run(['send', 'bc-', '1', '--broadcast']);
+    expect(plain.json()).toEqual({ sent: [free], failed: [asking], submitted: [] });
+    expect(plain.stderr).toContain(`paneflow: surface ${asking}: agent_busy: surface ${asking} is waiting_for_input; text typed now would answer its prompt`);
+    const key = home.run(['key', String(asking), '1']);
+    expect([key.code, key.stderr]).toEqual([1, expect.stringContaining('agent_busy: surface')]);
+    expect(state(asking).state).toBe('waiting_for_input');
+    expect(home.run(['read', String(asking), '--raw']).stdout).not.toMatch(/^allowed$/m);
+    // --force is the person's say-so.
+    expect(home.run(['key', String(asking), '1', '--force']).code).toBe(0);
+    await screen(home, String(asking), /^allowed$/m);
   }, 60_000);
 
   test('watch prints the subscription first, then events, and exits 0 on Ctrl-C', async () => {

@@ -30,7 +30,7 @@ const inbox = (home: Home) => home.run(['inbox', '--json']).json<{ items: Item[]
 /** A key pressed in the pane as a person would: once the menu has been up longer than the agent is deaf. */
 async function pressByHand(home: Home, surface_id: number, keystroke: string) {
   await until(() => inbox(home).find((i) => i.surface_id === surface_id && i.waiting_ms >= 600) ?? null, 'the menu listening');
-  await home.rpc('surface.send_keystroke', { surface_id, keystroke, scope: 'all' });
+  await home.rpc('surface.send_keystroke', { surface_id, keystroke, scope: 'all', force: true });
 }
 const state = (home: Home, id: number) => home.run(['status', String(id), '--json']).json<{ state: string; reason: string; state_seq: number }>();
 

@@ -193,7 +193,7 @@ describe('the renderer against a real instance', () => {
     expect(await page.locator('.agent').first().getAttribute('data-surface')).toBe(String(agent));
     expect(Number(await page.locator(`.agent[data-surface="${other}"]`).count())).toBe(1);
     await shot('need-you');
-    expect(home.run(['send', 'agent', '1']).code).toBe(0);
+    expect(home.run(['answer', 'agent', 'yes']).code).toBe(0);
     await until(async () => (await rowMark(agent)) === 'working', 'working again after the answer');
     expect(await page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(true);
     await shot('working');
@@ -353,7 +353,7 @@ describe('the renderer against a real instance', () => {
     await until(async () => (await rowMark(agent)) === 'need_you', 'Need you');
     expect(await page.locator(`.agent[data-surface="${agent}"] .message`).textContent()).toBe('approve Bash: ship  it permission');
     expect(await hook('ai.stop', { last_result: NASTY })).toEqual({ accepted: true });
-    expect(home.run(['send', String(agent), '1', '--scope', 'all']).code).toBe(0);
+    expect(home.run(['answer', String(agent), 'yes']).code).toBe(0);
     const mine = () => desktop.notices.filter((n) => n.surface_id === agent);
     await until(() => mine().length === 2, 'two notices');
     expect(mine().map((n) => n.body)).toEqual(['approve Bash: ship  it permission', 'a^[]52;c;cHduZWQ=^Gb^[[2Jc^Md\ufffd2Jef']);
@@ -507,7 +507,7 @@ describe('the renderer against a real instance', () => {
     const mine = () => desktop.notices.filter((n) => n.surface_id === agent);
     expect(home.run(['send', 'pinger', 'please ask permission', '--submit', '--scope', 'all']).code).toBe(0);
     await until(async () => (await rowMark(agent)) === 'need_you', 'Need you');
-    expect(home.run(['send', 'pinger', '1', '--scope', 'all']).code).toBe(0);
+    expect(home.run(['answer', 'pinger', 'yes', '--scope', 'all']).code).toBe(0);
     await until(async () => (await rowMark(agent)) === 'done', 'Done');
     await until(() => mine().length >= 2, 'two notices');
     // The click: the main process pushes `focus` with the notice's pane, as main.ts does.

@@ -36,6 +36,8 @@ export class Sending {
     if (confirming && !force && inTurn(before.state)) {
       throw refusedByState(`agent_busy: surface ${surface_id} is ${before.state}; a submit now would answer it`, 'agent_busy');
     }
+    // Without a submit too: a digit or a word typed into a waiting agent's menu picks an answer.
+    if (agentTarget && !force) this.refuseIfWaiting(surface_id, before.state, 'text typed now');
     // Watched before sending, so that no transition can come and go unseen.
     const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
     // What is typed may begin the agent's next turn (its prompt), or end its wait (the ledger's answer).
@@ -131,10 +133,18 @@ export class Sending {
     }
   }
 
+  /** The busy guard for what is not a submit: an agent waiting for an answer is answered with `surface.answer`, or with force. */
+  private refuseIfWaiting(surfaceId: number, state: string, what: string): void {
+    if (state !== 'waiting_for_input') return;
+    throw refusedByState(`agent_busy: surface ${surfaceId} is waiting_for_input; ${what} would answer its prompt (answer it with \`paneflow answer\`, or --force)`, 'agent_busy');
+  }
+
   async sendKeystroke(params: ParamsOf<PublicMethods, 'surface.send_keystroke'>): Promise<{ sent: true }> {
     if (!this.ctx.capabilities.scripting) throw disabled('surface.send_keystroke', 'PANEFLOW_IPC_SCRIPTING');
     const pane = this.ctx.pane(params.surface_id);
     this.workspaces.checkScope(pane, params.scope, params.workspace_id);
+    const view = this.ctx.view(pane);
+    if (view.agent !== null && view.lifecycle === 'live' && !params.force) this.refuseIfWaiting(params.surface_id, this.reduction.statusOf(view, pane).state, 'a key pressed now');
     this.reduction.turns.noteAction(pane.session, 'key', params.keystroke);
     await this.ctx.host.request('session.key', { session: pane.session, keystroke: params.keystroke, origin: 'automation' });
     return { sent: true };

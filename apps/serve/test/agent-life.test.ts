@@ -190,7 +190,7 @@ describe('an agent the config hides', () => {
     writeFileSync(pf.configFile, JSON.stringify({ show_agent_claude_code: true }));
     await events.next((f) => statusFor(surface)(f) && (f.surface_status as { hidden: boolean }).hidden === false, shown);
     expect((await pf.call('fleet.list', {})).agents.map((a) => a.surface_id)).toEqual([surface]);
-    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1' });
+    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1', force: true });
     await events.next((f) => f.type === 'notification' && f.kind === 'finished' && f.surface_id === surface, shown);
   });
 });

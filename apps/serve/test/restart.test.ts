@@ -77,7 +77,7 @@ test('kill -9 serve mid-turn: every row comes back with the same status and stat
 
     // A transition after the restart notifies as usual.
     const mark = fresh.mark;
-    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1' });
+    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1', force: true });
     const finished = await fresh.next((f) => f.type === 'notification' && f.surface_id === surface, mark).catch(async (error) => {
       const { text } = await pf.call('surface.read', { surface_id: surface, fenced: false });
       throw new Error(`${error.message}\nscreen:\n${text}\nserve.log:\n${pf.serveLog()}`);

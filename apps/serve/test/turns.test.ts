@@ -140,7 +140,7 @@ test('a question answered by a person at a face says which face and what was typ
   const mark = events.mark;
   await pf.call('surface.send_text', { surface_id: surface, text: 'permission please', submit: true });
   await events.next(waitingAt(surface), mark);
-  await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: 'escape' });
+  await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: 'escape', force: true });
   const second = (await events.next(turnEnded(surface), mark)).turn as TurnRecord;
   expect(second).toMatchObject({ turn: 2, ended: 'idle', questions: [{ kind: 'permission', by: 'key', answer: 'escape' }] });
 }, 60_000);

@@ -1,8 +1,10 @@
 // The verbs about panes and workspaces: list, read, search, select, split, focus, close, type, press.
+import { displayText } from '@paneflow/view';
 import { CliError } from '../errors';
 import { request } from '../instance';
 import { printJson, surfaceTable } from '../output';
 import { resolveOne } from '../select';
+import { wholeNumber } from '../usage';
 import { restart, restore } from '../restarts';
 import { send } from '../send';
 import { close } from '../close';
@@ -48,14 +50,12 @@ export const run: Record<string, Run> = {
     return 0;
   },
   async select(p) {
-    const index = str(p, 'index');
-    if (!/^\d+$/.test(index)) throw new CliError(`<index> is a zero-based number, not '${index}'`, 2);
-    printJson(await request('workspace.select', { index: Number(index) }));
+    printJson(await request('workspace.select', { index: wholeNumber('<index> (zero-based)', str(p, 'index')) }));
     return 0;
   },
   async split(p) {
     const direction = str(p, 'direction');
-    if (!['h', 'horizontal', 'v', 'vertical'].includes(direction)) throw new CliError(`<direction> is h, horizontal, v or vertical, not '${direction}'`, 2);
+    if (!['h', 'horizontal', 'v', 'vertical'].includes(direction)) throw new CliError(`<direction> is h, horizontal, v or vertical, not '${displayText(direction)}'`, 2);
     const target = flag(p, 'target') !== undefined ? await resolveOne(flag(p, 'target')!, 'workspace') : null;
     printJson(await request('surface.split', { direction: direction as 'h', ...(target ? { surface_id: target.surface_id } : {}) }));
     return 0;
@@ -83,7 +83,8 @@ export const run: Record<string, Run> = {
     }),
   async key(p) {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
-    printJson(await request('surface.send_keystroke', { surface_id: target.surface_id, keystroke: str(p, 'keystroke'), scope: scopeOf(p), ...callerWorkspace() }));
+    const force = flag(p, 'force') ? { force: true } : {};
+    printJson(await request('surface.send_keystroke', { surface_id: target.surface_id, keystroke: str(p, 'keystroke'), ...force, scope: scopeOf(p), ...callerWorkspace() }));
     return 0;
   },
 };

@@ -2,6 +2,7 @@ import { answersFor } from '@paneflow/procscan';
 import { HOOK_METHODS, type InboxItem, type PublicMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import type { HookIntake } from '../hooks';
+import { savedBeforeReply as saved } from '../model';
 import type { MethodFamily, Parts } from './parts';
 
 function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
@@ -31,13 +32,16 @@ export const sessionMethods: MethodFamily = (parts) => {
       .filter((p) => ctx.views.has(p.session))
       .map((p) => reduction.row(ctx.views.get(p.session)!, p)),
   }),
+  // Not saved before it answers: what a restart changes (generation, resume, outcome) is the host's
+  // manifest, which the host writes at once; serve's own file holds no more than a status entry.
   'surface.restart': ({ surface_id, fresh }) => restorer.restart(ctx.pane(surface_id), fresh ?? false),
   'session.restore': async ({ workspace_id }) => ({ restored: await restorer.restore(restorer.candidates(workspace_id)) }),
-  'session.ack': ({ sessions }) => {
+  // `unread` is kept on disk: an ack is answered once it is saved.
+  'session.ack': saved(ctx.model, ({ sessions }) => {
     const acked = sessions.filter((s) => ctx.views.has(s));
     for (const session of acked) reduction.ack(ctx.views.get(session)!);
     return { acked };
-  },
+  }),
   'events.subscribe': ({ surfaces, types, heartbeat }, { connection }) =>
     new StreamReply({ type: 'subscribed' as const, surfaces: surfaces ?? null, types: types ?? null }, () => {
       ctx.events.subscribe(connection, surfaces ?? null, types ?? null, heartbeat ?? true);
