@@ -29,4 +29,6 @@ module.exports = {
     '^virtual:paneflow-prices$': path.join(workspaceRoot, 'tools/price-text.cjs'),
   },
   reporters: ['default', path.join(workspaceRoot, 'tools/jest-results-reporter.cjs')],
+  // Refuses a run against an app bundle older than its sources (tools/fresh-bundles.cjs).
+  globalSetup: path.join(workspaceRoot, 'tools/fresh-bundles.cjs'),
 };

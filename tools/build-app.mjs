@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { writeBundleInputs } from './bundle-inputs.mjs';
 import { runtimeCatalog } from './esbuild-runtimes.mjs';
 
 const args = process.argv.slice(2).map((p) => resolve(p));
@@ -13,7 +14,7 @@ if (args.length === 0 || args.length % 2 !== 0) throw new Error('usage: build-ap
 const pairs = [];
 for (let i = 0; i < args.length; i += 2) pairs.push({ entry: args[i], outfile: args[i + 1] });
 const PLACEHOLDER = '__PANEFLOW_BUILD_ID__';
-await Promise.all(
+const results = await Promise.all(
   pairs.map(({ entry, outfile }) =>
     build({
       entryPoints: [entry],
@@ -32,6 +33,7 @@ await Promise.all(
       sourcemap: 'linked',
       logLevel: 'warning',
       plugins: [runtimeCatalog],
+      metafile: true,
     }),
   ),
 );
@@ -42,4 +44,5 @@ const id = hash.digest('hex').slice(0, 12);
 pairs.forEach(({ outfile }, i) => {
   writeFileSync(outfile, codes[i].replaceAll(PLACEHOLDER, id));
   chmodSync(outfile, 0o755);
+  writeBundleInputs(outfile, results[i].metafile);
 });

@@ -1,0 +1,17 @@
+// What each bundle was built from, beside it as `<bundle>.inputs.json`: the workspace's files that
+// esbuild read (node_modules left out) and every runtime descriptor the catalog plugin inlines.
+// tools/fresh-bundles.cjs refuses a test run against a bundle older than any of them.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const runtimes = join(root, 'runtimes');
+
+export function writeBundleInputs(outfile, metafile) {
+  const inputs = Object.keys(metafile.inputs)
+    .filter((input) => !input.includes('node_modules/') && !input.includes(':'))
+    .map((input) => relative(root, resolve(input)));
+  // The catalog plugin's virtual modules name no file: every descriptor counts.
+  for (const name of readdirSync(runtimes, { recursive: true, encoding: 'utf8' })) if (name.endsWith('.toml')) inputs.push(relative(root, join(runtimes, name)));
+  writeFileSync(`${outfile}.inputs.json`, JSON.stringify({ bundle: relative(root, outfile), inputs: [...new Set(inputs)].sort() }, null, 1) + '\n');
+}
