@@ -6,6 +6,7 @@ import { appendLog } from '@paneflow/instance/files';
 import { readProcStat } from '@paneflow/proc';
 import { DEFAULT_HOOK_TOOL, HOOK_TOOLS, isHookTool } from '@paneflow/protocol/hooks';
 import { requestLine } from '@paneflow/protocol/line';
+import { SHELL_NAMES } from '@paneflow/protocol/shells';
 import { createConnection } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { hookRequest } from './events';
@@ -15,7 +16,6 @@ const REQUEST_BUDGET_MS = 350;
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 /** Whatever holds it up (an agent that never closes stdin, a slow disk), the hook ends by then. */
 const TOTAL_BUDGET_MS = CONNECT_BUDGET_MS + REQUEST_BUDGET_MS;
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'ash', 'busybox']);
 
 const env = process.env;
 
@@ -46,7 +46,7 @@ function agentPid(): number | null {
   for (let depth = 0; depth < 16 && pid > 1; depth++) {
     const stat = readProcStat(pid);
     if (!stat) return null;
-    if (!SHELLS.has(stat.comm)) return pid;
+    if (!SHELL_NAMES.has(stat.comm)) return pid;
     pid = stat.ppid;
   }
   return null;

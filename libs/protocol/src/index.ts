@@ -16,3 +16,5 @@ export * from './names';
 export * from './fence';
 export * from './versions';
 export * from './pane-terminal';
+export * from './shells';
+export * from './selectors';

@@ -13,6 +13,20 @@ type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 
 export type RowMark = 'working' | 'need_you' | 'error' | 'done' | 'no_status' | 'ended' | 'none';
 
+/**
+ * The word each face's badge says for a mark (§3.9), the same in attach, the desktop and the phone.
+ * An ended agent's badge says why it is not running (`endedNotice`); `Not running` is for a face
+ * with no room for why.
+ */
+export const BADGE_WORDS: Readonly<Record<Exclude<RowMark, 'none'>, string>> = {
+  working: 'Working',
+  need_you: 'Need you',
+  error: 'Error',
+  done: 'Done',
+  no_status: 'No status',
+  ended: 'Not running',
+};
+
 export interface AgentRow {
   surface_id: number;
   label: string;

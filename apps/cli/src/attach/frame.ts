@@ -1,6 +1,6 @@
 import type { EventFrame } from '@paneflow/protocol/events';
 import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type KeyEvent, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
-import { agentRows, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
 
 /** The sidebar's width when the terminal is wide enough to have one. */
@@ -217,10 +217,10 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): bool
 }
 
 const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
-  need_you: [STATIC_MARK, STYLES.needYou, 'Need you'],
-  error: ['✖', STYLES.error, 'Error'],
-  done: ['✔', STYLES.done, 'Done'],
-  no_status: ['○', STYLES.dim, 'No status'],
+  need_you: [STATIC_MARK, STYLES.needYou, BADGE_WORDS.need_you],
+  error: ['✖', STYLES.error, BADGE_WORDS.error],
+  done: ['✔', STYLES.done, BADGE_WORDS.done],
+  no_status: ['○', STYLES.dim, BADGE_WORDS.no_status],
 };
 
 /** One agent's row (§3.9); true when it is a spinner. */

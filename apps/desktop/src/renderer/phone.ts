@@ -4,7 +4,7 @@
 // opens a pane's terminal full-screen, with a row of the keys a phone's keyboard lacks and, while
 // its agent waits, a button for each answer its runtime's `[answers]` know (`surface.answer`,
 // which serve refuses when the agent has moved on). It draws from the App's picture.
-import { agentRows, displayText, rowMark, type RowMark } from '@paneflow/view';
+import { agentRows, BADGE_WORDS, displayText, rowMark, type RowMark } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { AnswerBox } from './answers';
 import { el } from './dom';
@@ -22,7 +22,6 @@ const KEYS = [
   ['→', 'right'],
   ['Ctrl-C', 'ctrl-c'],
 ] as const;
-const BADGES: Partial<Record<RowMark, string>> = { working: 'Working', need_you: 'Need you', error: 'Error', done: 'Done', no_status: 'No status', ended: 'Not running' };
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
@@ -141,7 +140,7 @@ export class PhoneLayout {
     const mark = status ? rowMark(status) : 'none';
     const title = el('span', 'title', displayText(this.app.labelOf(this.solo)));
     this.bar.append(back, title);
-    if (BADGES[mark]) this.bar.append(el('span', `badge ${mark}`, BADGES[mark]));
+    if (mark !== 'none') this.bar.append(el('span', `badge ${mark}`, BADGE_WORDS[mark]));
     const turns = el('button', 'turns-button', 'Turns');
     const solo = this.solo;
     turns.onclick = () => void this.app.turns.show(solo, null);
@@ -155,7 +154,7 @@ export class PhoneLayout {
     row.dataset.mark = mark;
     const head = el('div', 'head');
     head.append(el('span', 'name', label), el('span', 'workspace', workspace));
-    if (BADGES[mark]) head.append(el('span', 'badge', BADGES[mark]));
+    if (mark !== 'none') head.append(el('span', 'badge', BADGE_WORDS[mark]));
     row.append(head);
     row.onclick = () => void this.open(surfaceId);
     return row;

@@ -4,7 +4,7 @@
 // status and whether its runtime can declare one — then the digest of what happened while you
 // were away. A row brings its pane forward.
 import type { Catalog } from '@paneflow/procscan/match';
-import { agentRows, displayText, endedNotice, STATIC_MARK, type PaneStatus, type Picture } from '@paneflow/view';
+import { agentRows, BADGE_WORDS, displayText, endedNotice, STATIC_MARK, type PaneStatus, type Picture } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import type { SpinnerClock } from './clock';
 import type { CloseTarget } from './closing';
@@ -63,13 +63,13 @@ export class Sidebar {
           spinners.push(mark);
         } else if (row.mark === 'need_you') {
           mark.textContent = STATIC_MARK;
-          item.append(el('span', 'badge', 'Need you'));
+          item.append(el('span', 'badge', BADGE_WORDS.need_you));
           if (row.message) item.append(el('div', 'message', row.message));
-        } else if (row.mark === 'error') item.append(el('span', 'badge', 'Error'));
-        else if (row.mark === 'done') item.append(el('span', 'badge', 'Done'));
+        } else if (row.mark === 'error') item.append(el('span', 'badge', BADGE_WORDS.error));
+        else if (row.mark === 'done') item.append(el('span', 'badge', BADGE_WORDS.done));
         else if (row.mark === 'ended') item.append(el('span', 'badge', endedNotice(statuses.get(row.surface_id)!)!.badge));
         else if (row.mark === 'no_status') {
-          const badge = el('span', 'badge dim', 'No status');
+          const badge = el('span', 'badge dim', BADGE_WORDS.no_status);
           const status = statuses.get(row.surface_id);
           const runtime = status?.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
           const first = runtime?.status.first_version;

@@ -1,3 +1,4 @@
+import { SHELL_NAMES } from '@paneflow/protocol/shells';
 import { normalizeName, type Catalog, type Runtime } from './catalog';
 
 export type MatchStrength = 'direct' | 'wrapper';
@@ -22,7 +23,6 @@ const NODE_VALUED = new Set(['-r', '--require', '--loader', '--experimental-load
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
 const PYTHON_NEVER = new Set(['-c', '-m']);
 const PYTHON_VALUED = new Set(['-W', '-X', '--check-hash-based-pycs']);
-const SHELL = new Set(['sh', 'bash', 'zsh', 'fish', 'dash', 'ksh']);
 const ENV_VALUED = new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']);
 const NPX = new Set(['npx', 'bunx', 'pnpx']);
 const NPX_VALUED = new Set(['-p', '--package', '-c', '--call', '--registry', '--cache']);
@@ -92,7 +92,7 @@ function throughWrapper(argv: readonly string[], catalog: Catalog, title: string
     const script = firstOperand(args, PYTHON_VALUED, PYTHON_NEVER);
     return script === 'never' || script === null ? null : byScript(catalog, script, title);
   }
-  if (SHELL.has(program)) {
+  if (SHELL_NAMES.has(program)) {
     // `-c CMD`, or `-lc CMD`: a cluster of single-letter flags that holds c.
     const flag = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
     if (flag === -1 || args[flag + 1] === undefined) return null;
