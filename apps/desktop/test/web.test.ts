@@ -96,11 +96,11 @@ describe('paneflow web', () => {
     opened.socket.close();
   });
 
-  test('--bind takes an IP address and --port 0-65535: anything else is a usage error, and nothing starts', () => {
+  test('--bind takes an IP address and --port 0-65535: anything else is a usage error (exit 2); a port in use is refused (exit 1)', () => {
     const name = home.run(['web', '--bind', 'rebound.example']);
     expect({ code: name.code, stderr: name.stderr }).toEqual({ code: 2, stderr: "paneflow: --bind needs an IP address (such as 127.0.0.1 or ::1), not 'rebound.example'\n" });
     const port = home.run(['web', '--port', '70000']);
-    expect({ code: port.code, stderr: port.stderr }).toEqual({ code: 2, stderr: 'paneflow: --port is 0-65535, not 70000\n' });
+    expect({ code: port.code, stderr: port.stderr }).toEqual({ code: 2, stderr: 'paneflow: --port is 0-65535, not 70000\nusage: paneflow web [--bind ADDR] [--port N]\n' });
     const taken = home.run(['web', '--port', url.port]);
     expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 1, stderr: `paneflow: cannot listen on 127.0.0.1 port ${url.port}: it is in use\n` });
   });

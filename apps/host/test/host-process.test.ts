@@ -137,13 +137,16 @@ describe('starting and stopping', () => {
 });
 
 describe('faults', () => {
-  test('kill -9 mid-write, then a new host: every manifest is valid JSON and the old sessions are lost', async () => {
+  test('kill -9 while manifests are being rewritten many times a second, then a new host: every manifest is valid JSON and the old sessions are lost', async () => {
     host = await startHost();
     const client = await host.connect();
     const busy = `i=0; while :; do i=$((i+1)); printf '\\033]7501;state=working:progress=%d\\033\\\\line %d\\n' $((i % 100)) $i; done`;
     const sessions = await Promise.all([1, 2, 3].map(() => client.create({ argv: ['sh', '-c', busy] })));
     await client.frame((f) => f.type === 'status' && f.session === sessions[2].session);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // let manifests be rewritten under load
+    // Killed while the writes go on: thirty more have been made since the three were reporting.
+    const written = async () => (await client.request('host.status', {})).counters.manifests_written;
+    const from = await written();
+    for (let now = from; now < from + 30; now = await written()) await client.frame((f) => f.type === 'status', 20_000, client.frames.length);
     process.kill(host.pid, 'SIGKILL');
     await waitUntil(() => !running(host!.pid), 'the killed host is gone');
 

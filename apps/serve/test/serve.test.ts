@@ -59,6 +59,23 @@ describe('system and workspaces', () => {
     expect(await pf.call('surface.rename', { surface_id, name: '' })).toEqual({ surface_id, name: null });
   });
 
+  test('a name no selector could reach (digits, cmdline:, cwd:, blank) is refused by rename, split, create and up with -32602, and nothing changes', async () => {
+    const { surface_id, id } = await pf.call('workspace.create', { cwd: pf.dir });
+    const before = await pf.call('workspace.list', {});
+    for (const name of ['7', 'cmdline:vim', 'cwd:/tmp', '   ', '\u200b\u2060']) {
+      const refused = { code: -32602, message: expect.stringMatching(/^name (is all digits|starts with|shows nothing).*; no selector could name it$/), data: { reason: 'unselectable_name', field: 'name' } };
+      await expect(pf.call('surface.rename', { surface_id, name })).rejects.toMatchObject(refused);
+      await expect(pf.call('surface.split', { direction: 'h', surface_id, name })).rejects.toMatchObject(refused);
+      await expect(pf.call('workspace.create', { name, cwd: pf.dir })).rejects.toMatchObject(refused);
+      await expect(pf.call('workspace.up', { name: 'up', layout: 'even_h', panes: [{ name, cwd: pf.dir, focus: true, env: {} }] })).rejects.toMatchObject({ code: -32602 });
+    }
+    await expect(pf.call('surface.rename', { surface_id, name: 'one\u2028two' })).rejects.toMatchObject({ code: -32602, data: { reason: 'control_character' } });
+    expect(await pf.call('workspace.list', {})).toEqual(before);
+    expect((await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.workspace_id === id)).toMatchObject({ surface_id, name: null });
+    // What only resembles a selector is a name.
+    expect(await pf.call('surface.rename', { surface_id, name: 'v7 cmdline' })).toEqual({ surface_id, name: 'v7 cmdline' });
+  });
+
   test('select and focus move the active workspace; restore_layout must hold exactly its panes', async () => {
     const first = await pf.call('workspace.create', { cwd: pf.dir });
     const second = await pf.call('workspace.create', { cwd: pf.dir });
@@ -74,7 +91,11 @@ describe('system and workspaces', () => {
   test('closing a pane stops its session and shrinks the layout; the last pane closes the workspace', async () => {
     const { surface_id: first, id } = await pf.call('workspace.create', { cwd: pf.dir });
     const { surface_id: second, session } = await pf.call('surface.split', { direction: 'h', surface_id: first });
+    const { process: shell } = (await pf.hostSessions()).find((m) => m.session === session)!;
+    expect(isSameProcess(shell!.pid, shell!.started_at)).toBe(true);
     expect(await pf.call('surface.close', { surface_id: second })).toEqual({ closed: second, workspace_closed: false, worktrees: [] });
+    // Stopped: its process is gone, not only its row.
+    await until(() => !isSameProcess(shell!.pid, shell!.started_at), `pid ${shell!.pid} gone`);
     const { workspaces } = await pf.call('workspace.list', {});
     expect(workspaces.find((w) => w.id === id)).toMatchObject({ surfaces: [first], layout: { surface_id: first } });
     const { sessions } = await pf.call('session.list', {});
@@ -152,7 +173,7 @@ describe('an agent turn', () => {
     const status = await pf.call('surface.status', { surface_id: surface });
     expect(status).toMatchObject({ state: 'waiting_for_input', message: 'approve Bash: fix the login', waiting_ms: expect.any(Number) });
 
-    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1' });
+    await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: '1', force: true });
     const finished = await events.next((f) => statusFor(surface)(f) && f.state === 'finished', mark);
     expect(finished).toMatchObject({ status: 'idle', outcome: 'completed', unread: true });
     await events.next((f) => f.type === 'notification' && f.kind === 'finished' && f.surface_id === surface, mark);
