@@ -15,8 +15,10 @@ const root = resolve(import.meta.dirname, '..');
 // The libraries published on their own. The paneflow package bundles all of them; @paneflow/protocol
 // would come with the first of reducer and spec to be published, which name it as a dependency.
 const LIBRARIES = ['libs/osc7501'];
+/** Where each run-time bundle is in a checkout and once installed: the layout programs.ts reads too. */
+const LAYOUT = JSON.parse(readFileSync(join(root, 'libs/instance/src/layout.json'), 'utf8'));
 /** The web face (`paneflow web`): the desktop's build of its server, and the renderer's files it serves. */
-const WEB = { server: 'apps/desktop/dist/web.cjs', assets: 'apps/desktop/dist/renderer' };
+const WEB = { server: join('apps', LAYOUT.web.server.checkout), assets: join('apps', LAYOUT.web.assets.checkout) };
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
 /** The bundles an app's build writes: the outfiles of its `tools/build-app.mjs <entry> <outfile>…` command. */
@@ -38,7 +40,11 @@ function stagePaneflow(stage) {
   const missing = bundles.filter((bundle) => !existsSync(join(root, bundle)));
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
   for (const bundle of bundles) copyFileSync(join(root, bundle), join(stage, basename(bundle)));
-  stageWeb(join(stage, 'desktop'));
+  // What programs.ts will look for once installed must be what was staged.
+  for (const [program, place] of Object.entries(LAYOUT.programs)) {
+    if (!names.includes(place.installed)) throw new Error(`layout.json installs ${program} as ${place.installed}, which no bin's app builds`);
+  }
+  stageWeb(stage);
   copyFileSync(join(root, 'README.md'), join(stage, 'README.md'));
   const { name, version, description, license, engines } = manifest;
   writeFileSync(
@@ -59,14 +65,14 @@ function stagePaneflow(stage) {
   );
 }
 
-/** The web face's server and the files of its page (not Electron's index.html, not the source maps) into `dir`. */
+/** The web face's server and the files of its page (not Electron's index.html, not the source maps), where the layout puts them under `dir`. */
 function stageWeb(dir) {
   const missing = [WEB.server, join(WEB.assets, 'web.html')].filter((path) => !existsSync(join(root, path)));
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
-  mkdirSync(join(dir, 'renderer'), { recursive: true });
-  copyFileSync(join(root, WEB.server), join(dir, 'web.cjs'));
+  mkdirSync(join(dir, LAYOUT.web.assets.installed), { recursive: true });
+  copyFileSync(join(root, WEB.server), join(dir, LAYOUT.web.server.installed));
   for (const file of readdirSync(join(root, WEB.assets)).filter((name) => !name.endsWith('.map') && name !== 'index.html')) {
-    copyFileSync(join(root, WEB.assets, file), join(dir, 'renderer', file));
+    copyFileSync(join(root, WEB.assets, file), join(dir, LAYOUT.web.assets.installed, file));
   }
 }
 

@@ -102,6 +102,12 @@ describe('the paneflow package', () => {
     for (const program of PROGRAMS) expect(realpathSync(join(prefix, 'bin', program))).toBe(join(installed, manifest.bin[program]));
   });
 
+  test('holds every run-time bundle where libs/instance/src/layout.json says programs look for it once installed', () => {
+    const layout = JSON.parse(readFileSync(join(root, 'libs/instance/src/layout.json'), 'utf8')) as { programs: Record<string, { installed: string }>; web: Record<string, { installed: string }> };
+    const places = [...Object.values(layout.programs), ...Object.values(layout.web)].map((place) => place.installed);
+    expect(places.filter((place) => !existsSync(join(installed, place)))).toEqual([]);
+  });
+
   test('`paneflow --version` names the build it was packed from', () => {
     const version = paneflow('--version');
     expect(outcome(version)).toEqual({ status: 0, stderr: '' });

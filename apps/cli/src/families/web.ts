@@ -1,31 +1,23 @@
 // `paneflow web`: the desktop's renderer in a browser. The server is the desktop's (it runs the
 // renderer's calls through the desktop's dispatch), a bundle of its own loaded only here.
-import type { Endpoints } from '@paneflow/instance/endpoints';
+import { webFacePath, type WebFace } from '@paneflow/instance/programs';
 import { displayText } from '@paneflow/view';
-import { existsSync, realpathSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { dirname, join } from 'node:path';
 import { CliError } from '../errors';
 import { ensureInstance, instanceEndpoints } from '../instance';
 import { flag, type Run } from './common';
 
-/** What apps/desktop/src/web/server.ts exports (an app cannot import another's sources). */
-interface WebModule {
-  startWeb(options: { endpoints: Endpoints; bind: string; port: number }): Promise<{ url: string; port: number; close(): Promise<void> }>;
-}
-
-/** The web server's bundle: the desktop's build in a checkout, `desktop/` beside the bundles once installed. */
-function webModule(): WebModule {
-  const here = dirname(realpathSync(process.argv[1] ?? '.'));
-  const path = [join(here, '../../desktop/dist/web.cjs'), join(here, 'desktop/web.cjs')].find((candidate) => existsSync(candidate));
+/** The web server's bundle (`@paneflow/instance`'s layout: the desktop's build in a checkout, `desktop/` once installed). */
+function webModule(): WebFace {
+  const path = webFacePath();
   if (!path) throw new CliError('the web face is not built (npx nx build desktop)', 1);
-  return require(path) as WebModule;
+  return require(path) as WebFace;
 }
 
 async function web(bind: string, port: number): Promise<number> {
   const { startWeb } = webModule();
   await ensureInstance();
-  let server: Awaited<ReturnType<WebModule['startWeb']>>;
+  let server: Awaited<ReturnType<WebFace['startWeb']>>;
   try {
     server = await startWeb({ endpoints: instanceEndpoints(), bind, port });
   } catch (error) {

@@ -3,6 +3,7 @@
 // request that carries the token (in the URL once, then in a cookie) from a page of this origin
 // gets anything: every other request and upgrade is refused with 403.
 import { InstanceClient } from '@paneflow/client';
+import type { WebFace } from '@paneflow/instance/programs';
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import { ErrorCode } from '@paneflow/protocol/errors';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -31,22 +32,9 @@ const HEADERS = {
   'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
 };
 
-export interface WebOptions {
-  endpoints: Endpoints;
-  /** The address to listen on (127.0.0.1 unless said otherwise). */
-  bind: string;
-  /** 0: a free port. */
-  port: number;
-  /** The renderer's files (default: beside this bundle). */
-  assets?: string;
-}
-
-export interface WebServer {
-  /** The address to open, token included. */
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+/** What `startWeb` takes and gives: `@paneflow/instance`'s `WebFace`, the contract with the CLI that loads this bundle. */
+export type WebOptions = Parameters<WebFace['startWeb']>[0];
+export type WebServer = Awaited<ReturnType<WebFace['startWeb']>>;
 
 /** `host` as a URL's host part: an IPv6 address in brackets. */
 const urlHost = (host: string) => (isIP(host) === 6 ? `[${host}]` : host);
