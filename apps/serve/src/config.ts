@@ -1,5 +1,5 @@
 import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/instance';
-import { CONFIG_FILE_MAX_BYTES, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, type Presentation } from '@paneflow/protocol';
+import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -40,12 +40,10 @@ export function configPath(env: Record<string, string | undefined> = process.env
   return join(base, 'paneflow', 'config.json');
 }
 
-const isStringMap = (value: unknown): value is Record<string, string> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
-
 /**
- * Reads a config file tolerantly: what is valid is taken, anything else is reported in `ignored`
- * and its default kept. A config can never stop serve from starting.
+ * Reads a config file tolerantly, setting by setting against libs/protocol's CONFIG_SETTINGS: what
+ * is valid is taken, anything else is reported in `ignored` with its path and its default kept. A
+ * config can never stop serve from starting.
  */
 export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): { config: Config; ignored: string[] } {
   const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach } };
@@ -56,62 +54,53 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
   } catch (error) {
     return { config, ignored: [`not valid JSON (${(error as Error).message}); every key at its default`] };
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { config, ignored: ['not a JSON object; every key at its default'] };
-  }
-  const bool = (key: 'ai_unrestricted' | 'ai_injection_fence' | 'reduce_motion' | 'restore_on_start', value: unknown) => {
-    if (typeof value === 'boolean') config[key] = value;
-    else ignored.push(`${key}: expected true or false, got ${JSON.stringify(value)}`);
+  if (!isObject(data)) return { config, ignored: ['not a JSON object; every key at its default'] };
+  /** The value if the setting takes it; else null, and said. */
+  const checked = <T>(path: string, setting: ConfigSetting, value: unknown): T | null => {
+    if (validate(setting.schema, value) === null) return value as T;
+    ignored.push(`${path}: expected ${setting.expected}, got ${JSON.stringify(value)}`);
+    return null;
+  };
+  const take = (path: string, value: unknown): void => {
+    if (!(path in CONFIG_SETTINGS)) {
+      const shown = visibilityKeys.has(path) ? checked<boolean>(path, VISIBILITY_SETTING, value) : (ignored.push(`${path}: unknown key`), null);
+      if (shown !== null) config.visibility[path] = shown;
+      return;
+    }
+    const name = path as ConfigSettingName;
+    const taken = checked<never>(path, CONFIG_SETTINGS[name], value);
+    if (taken === null) return;
+    APPLY[name](config, taken, (note) => ignored.push(`${path}: ${note}`));
   };
   for (const [key, value] of Object.entries(data)) {
-    switch (key) {
-      case 'ai_unrestricted':
-      case 'ai_injection_fence':
-      case 'reduce_motion':
-      case 'restore_on_start':
-        bool(key, value);
-        break;
-      case 'submit_paste_delay_ms':
-        if (typeof value === 'number' && Number.isFinite(value)) {
-          // Clamped as REFERENCE.md §4.4 says, and said: a delay of -100 is not kept silently.
-          config.submit_paste_delay_ms = Math.min(SUBMIT_PASTE_DELAY_MAX_MS, Math.max(SUBMIT_PASTE_DELAY_MIN_MS, Math.round(value)));
-          if (config.submit_paste_delay_ms !== value) ignored.push(`${key}: ${value} is outside ${SUBMIT_PASTE_DELAY_MIN_MS}-${SUBMIT_PASTE_DELAY_MAX_MS} ms; ${config.submit_paste_delay_ms} is used`);
-        } else ignored.push(`${key}: expected a number of milliseconds, got ${JSON.stringify(value)}`);
-        break;
-      case 'agent_stall_threshold_secs':
-        if (typeof value === 'number' && value >= 0) config.agent_stall_threshold_secs = value;
-        else ignored.push(`${key}: expected a number of seconds >= 0, got ${JSON.stringify(value)}`);
-        break;
-      case 'terminal': {
-        const env = (value as { env?: unknown } | null)?.env;
-        const extra = value && typeof value === 'object' ? Object.keys(value).filter((k) => k !== 'env') : [];
-        if (isStringMap(env)) config.terminal_env = { ...env };
-        else if (env !== undefined) ignored.push('terminal.env: expected an object of strings');
-        for (const k of extra) ignored.push(`terminal.${k}: unknown key`);
-        break;
-      }
-      case 'attach': {
-        const section = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-        if (!section) {
-          ignored.push('attach: expected an object');
-          break;
-        }
-        for (const [name, setting] of Object.entries(section)) {
-          if (name === 'prefix' && typeof setting === 'string' && /^(ctrl|alt)-[a-z]$/.test(setting)) config.attach.prefix = setting;
-          else if (name === 'notifications' && typeof setting === 'boolean') config.attach.notifications = setting;
-          else ignored.push(name === 'prefix' || name === 'notifications' ? `attach.${name}: expected ${name === 'prefix' ? 'ctrl-<letter> or alt-<letter>' : 'true or false'}, got ${JSON.stringify(setting)}` : `attach.${name}: unknown key`);
-        }
-        break;
-      }
-      default:
-        if (visibilityKeys.has(key)) {
-          if (typeof value === 'boolean') config.visibility[key] = value;
-          else ignored.push(`${key}: expected true or false, got ${JSON.stringify(value)}`);
-        } else ignored.push(`${key}: unknown key`);
-    }
+    if (!SECTIONS.has(key)) take(key, value);
+    else if (!isObject(value)) ignored.push(`${key}: expected an object`);
+    else for (const [name, setting] of Object.entries(value)) take(`${key}.${name}`, setting);
   }
   return { config, ignored };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Sections of the file whose keys are settings of their own (`attach.prefix`). */
+const SECTIONS = new Set(Object.keys(CONFIG_SETTINGS).filter((name) => name.includes('.')).map((name) => name.split('.')[0]));
+
+/** Where each setting goes in `Config`, once its schema has taken the value. */
+const APPLY: { [N in ConfigSettingName]: (config: Config, value: never, note: (text: string) => void) => void } = {
+  ai_unrestricted: (config, value: boolean) => (config.ai_unrestricted = value),
+  ai_injection_fence: (config, value: boolean) => (config.ai_injection_fence = value),
+  reduce_motion: (config, value: boolean) => (config.reduce_motion = value),
+  restore_on_start: (config, value: boolean) => (config.restore_on_start = value),
+  submit_paste_delay_ms: (config, value: number, note) => {
+    // Clamped as REFERENCE.md §4.4 says, and said: a delay of -100 is not kept silently.
+    config.submit_paste_delay_ms = Math.min(SUBMIT_PASTE_DELAY_MAX_MS, Math.max(SUBMIT_PASTE_DELAY_MIN_MS, Math.round(value)));
+    if (config.submit_paste_delay_ms !== value) note(`${value} is outside ${SUBMIT_PASTE_DELAY_MIN_MS}-${SUBMIT_PASTE_DELAY_MAX_MS} ms; ${config.submit_paste_delay_ms} is used`);
+  },
+  agent_stall_threshold_secs: (config, value: number) => (config.agent_stall_threshold_secs = value),
+  'terminal.env': (config, value: Record<string, string>) => (config.terminal_env = { ...value }),
+  'attach.prefix': (config, value: string) => (config.attach.prefix = value),
+  'attach.notifications': (config, value: boolean) => (config.attach.notifications = value),
+};
 
 /** What the faces need of the config (`serve.status`'s `presentation`, `presentation_changed`). */
 export function presentationOf(config: Config): Presentation {

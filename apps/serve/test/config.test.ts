@@ -1,4 +1,5 @@
-import { parseConfig } from '../src/config';
+import { CONFIG_SETTINGS } from '@paneflow/protocol';
+import { parseConfig, DEFAULT_CONFIG } from '../src/config';
 
 describe('config (REFERENCE.md §10)', () => {
   const keys = new Set(['show_agent_codex']);
@@ -9,6 +10,15 @@ describe('config (REFERENCE.md §10)', () => {
     );
     expect(ignored).toEqual([]);
     expect(config).toMatchObject({ ai_unrestricted: true, ai_injection_fence: true, submit_paste_delay_ms: 120, terminal_env: { A: '1' }, visibility: { show_agent_codex: false } });
+  });
+
+  test('every setting of the schema is checked by it: a wrong value is named by its path and keeps the default', () => {
+    for (const [path, { expected }] of Object.entries(CONFIG_SETTINGS)) {
+      const [section, name] = path.split('.');
+      const { config, ignored } = parseConfig(JSON.stringify(name ? { [section]: { [name]: null } } : { [path]: null }), keys);
+      expect([path, ignored]).toEqual([path, [`${path}: expected ${expected}, got null`]]);
+      expect(config).toEqual(DEFAULT_CONFIG);
+    }
   });
 
   test('a paste delay outside 10–5000 ms is clamped, and said', () => {
@@ -24,7 +34,7 @@ describe('config (REFERENCE.md §10)', () => {
     expect(ignored).toEqual([
       'ai_unrestricted: expected true or false, got "yes"',
       'nope: unknown key',
-      'terminal.env: expected an object of strings',
+      'terminal.env: expected an object of strings, got {"A":1}',
       'agent_stall_threshold_secs: expected a number of seconds >= 0, got -4',
     ]);
     expect(parseConfig('{not json', keys).ignored[0]).toMatch(/not valid JSON/);

@@ -18,3 +18,4 @@ export * from './versions';
 export * from './pane-terminal';
 export * from './shells';
 export * from './selectors';
+export * from './config';
