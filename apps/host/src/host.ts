@@ -1,5 +1,5 @@
 import { hostSecretPath, prepareRuntimeDir, writeTextAtomic, type Endpoints } from '@paneflow/instance';
-import { ErrorCode, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, PANE_TERMINAL_ENV, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
+import { ErrorCode, SESSION_SCROLLBACK_DEFAULT, HOST_CONNECTION_QUEUE, HOST_CONTROL_FRAME_BYTES, HOST_DATA_FRAME_BYTES, HOST_PROTOCOL_VERSION, HostMethods, PANE_TERMINAL_ENV, REQUEST_DEADLINE_MS, RpcError, type HostFrame, type Manifest, type ParamsOf, type ResumeRecord, type UnnumberedHostFrame } from '@paneflow/protocol';
 import { bootId } from '@paneflow/proc';
 import { RpcServer, type Handlers } from '@paneflow/rpc';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import { ManifestStore } from './manifests';
 import type { RestartPlan } from './resume';
 import { SavedScreens } from './saved-screens';
 import type { TerminalPool } from './terminals';
-import { DEFAULT_SCROLLBACK, Session, type SessionListener } from './session';
+import { Session, type SessionListener } from './session';
 
 /**
  * The host: owns every PTY of a home, keeps each session's terminal and records whether or not a
@@ -231,7 +231,7 @@ export class Host {
         name: params.name ?? null,
         cwd: params.cwd,
         launch: { shell: program, args, env: params.env, env_remove: params.env_remove, cols: params.cols, rows: params.rows },
-        scrollback: params.scrollback ?? DEFAULT_SCROLLBACK,
+        scrollback: params.scrollback ?? SESSION_SCROLLBACK_DEFAULT,
         createdAtMs: Date.now(),
         resume: carried?.resume ?? null,
         restart: carried?.plan.restart ?? null,

@@ -1,14 +1,10 @@
+import { OUTPUT_CHUNK_BYTES, OUTPUT_KEEPALIVE_MS, OUTPUT_TAIL_BYTES } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 import { inflateRawSync } from 'node:zlib';
 import { deflateInBackground } from './deflate';
 
-/** The raw output kept per session for mirrors that follow it (REFERENCE.md §1.2: output tail). */
-export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
-/** One `output_data` frame carries at most this much. */
-export const OUTPUT_CHUNK_BYTES = 64 * 1024;
 /** A stream's frames wait in the tail, not in the socket, once the socket holds this much. */
 const STREAM_HIGH_WATER = 256 * 1024;
-const KEEPALIVE_MS = 2000;
 
 /** The newest output bytes, kept as they came; older ones are deflated in segments. */
 const RAW_BYTES = 256 * 1024;
@@ -174,7 +170,7 @@ export function followOutput(connection: Connection, session: OutputSource, from
     }
   };
   const unwatch = session.watchOutput(pump);
-  const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), KEEPALIVE_MS) : null;
+  const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), OUTPUT_KEEPALIVE_MS) : null;
   const stop = () => {
     unwatch();
     if (ticker) clearInterval(ticker);

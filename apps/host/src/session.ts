@@ -1,6 +1,6 @@
 import { bootId, keepOutputAtExit, processStartTime, writeNow } from '@paneflow/proc';
 import { runtimeCatalog, stopTree } from '@paneflow/procscan';
-import { ErrorCode, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
+import { ErrorCode, FINAL_OUTPUT_BYTES, HOST_PROTOCOL_VERSION, RpcError, type HookMetadata, type Manifest, type RestartAttempt, type ResumeRecord, type SessionState } from '@paneflow/protocol';
 import * as pty from 'node-pty';
 import { ForegroundWatch } from './foreground';
 import { collectSoon } from './memory';
@@ -13,10 +13,8 @@ import type { RemoteTerminal, TerminalPool } from './terminals';
 // resizes, and the state and manifest it reports. Its input is session-input.ts's.
 
 /** Host constants (REFERENCE.md §1.2). */
-export const DEFAULT_SCROLLBACK = 100_000;
 const INBOX_HIGH_WATER = 256 * 1024;
 const INBOX_LOW_WATER = 64 * 1024;
-const FINAL_TEXT_BYTES = 512 * 1024;
 /** Resizes remembered for mirrors that follow from an older offset. */
 const MAX_RESIZE_MARKS = 64;
 const BOOT_ID = bootId();
@@ -296,7 +294,7 @@ export class Session {
   makeFinalOutput(): Promise<void> {
     if (this.finalTextDue && !this.finalTextMaking) {
       this.finalTextMaking = this.terminal
-        .finalText(FINAL_TEXT_BYTES)
+        .finalText(FINAL_OUTPUT_BYTES)
         .then(
           (text) => {
             if (!this.disposed) this.finalText = text;

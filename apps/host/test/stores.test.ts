@@ -1,7 +1,8 @@
 // The host's two compact stores, in process: the deep scrollback's blocks and the output tail's
 // deflated segments give back exactly what went in, and drop only the oldest, at their limits.
 import type { KeptRow } from '@paneflow/screen';
-import { OUTPUT_TAIL_BYTES, OutputTail } from '../src/output';
+import { OUTPUT_TAIL_BYTES } from '@paneflow/protocol';
+import { OutputTail } from '../src/output';
 import { ScrollbackStore } from '../src/scrollback';
 
 /** Each batch a block of its own (a store that seals at every commit), as the tests below count them. */

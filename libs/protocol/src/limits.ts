@@ -32,6 +32,16 @@ export const HOST_FOLLOW_MAX_FRAMES = 4096;
 export const FOLLOW_READ_TIMEOUT_MS = 30_000;
 /** A follower that asked for keepalives gets one after this long without frames. */
 export const FOLLOW_KEEPALIVE_MS = 10_000;
+/** The raw output the host keeps per session for mirrors (`session.output`: older offsets are -32021 `offset_evicted`). */
+export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
+/** One `output_data` frame carries at most this much. */
+export const OUTPUT_CHUNK_BYTES = 64 * 1024;
+/** A `session.output` stream that asked for keepalives gets one this often. */
+export const OUTPUT_KEEPALIVE_MS = 2000;
+/** `session.create`'s `scrollback` when it names none: rows a session keeps. */
+export const SESSION_SCROLLBACK_DEFAULT = 100_000;
+/** A manifest's `final_output`: at most this much of the last screen's text (REFERENCE.md §1.1). */
+export const FINAL_OUTPUT_BYTES = 512 * 1024;
 /** A request serve makes of the host that has no answer within this fails with -32010 `host_timeout`. */
 export const HOST_REQUEST_TIMEOUT_MS = 10_000;
 /** A connection that has not sent a complete line within this is closed. */
