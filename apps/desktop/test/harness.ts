@@ -33,7 +33,7 @@ function serveRenderer(): Promise<{ server: Server; url: string }> {
 }
 
 async function pageScript(): Promise<string> {
-  const result = await build({ entryPoints: [join(__dirname, '../test/page-api.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome120' });
+  const result = await build({ entryPoints: [join(__dirname, '../test/page-api.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome120', tsconfig: join(ROOT, 'tsconfig.base.json') });
   return result.outputFiles[0].text;
 }
 

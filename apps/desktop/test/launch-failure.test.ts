@@ -29,7 +29,7 @@ beforeAll(async () => {
         process.exitCode = 1;
       },
     );`;
-  await build({ stdin: { contents: entry, resolveDir: __dirname, loader: 'ts' }, outfile: program, bundle: true, platform: 'node', format: 'cjs', external: ['playwright-core', 'esbuild'], logLevel: 'warning' });
+  await build({ stdin: { contents: entry, resolveDir: __dirname, loader: 'ts' }, outfile: program, bundle: true, platform: 'node', format: 'cjs', external: ['playwright-core', 'esbuild'], logLevel: 'warning', tsconfig: join(ROOT, 'tsconfig.base.json') });
 });
 afterAll(() => {
   running?.kill('SIGKILL');
