@@ -1,4 +1,4 @@
-// `paneflow web`'s WebSocket as a hand-written client sees it (no browser): a call it cannot pass
+// `paneflow web`'s WebSocket as a hand-written client sees it (no browser), JSON-RPC 2.0: a call it cannot pass
 // on is refused as serve's own socket refuses it.
 import { resolveEndpoints } from '@paneflow/instance';
 import { makeHome, type Home } from '@paneflow/testing';
@@ -63,10 +63,22 @@ test('a call nested deeper than JSON can be written again is refused with -32602
   expect(unix.error).toMatchObject({ code: -32602, data: { reason: 'invalid_params' } });
 
   const page = await pageSocket();
-  const refused = { error: { code: -32602, reason: 'invalid_params', message: expect.stringMatching(/^invalid params: /) } };
-  expect(await page.call(1, `{"id":1,"channel":"request","args":["surface.read",{"surface_id":1,"x":${deep}}]}`)).toEqual({ id: 1, ...refused });
+  const refused = { jsonrpc: '2.0', error: { code: -32602, message: expect.stringMatching(/^invalid params: /), data: { reason: 'invalid_params' } } };
+  expect(await page.call(1, `{"jsonrpc":"2.0","id":1,"method":"request","params":["surface.read",{"surface_id":1,"x":${deep}}]}`)).toEqual({ id: 1, ...refused });
   // Not only serve's requests: a call for the host (typing into a session) too.
-  expect(await page.call(2, `{"id":2,"channel":"input","args":["00000000-0000-4000-8000-000000000000",${deep}]}`)).toEqual({ id: 2, ...refused });
-  expect(await page.call(3, '{"id":3,"channel":"request","args":["serve.status",{}]}')).toMatchObject({ id: 3, result: { protocol: expect.any(Number) } });
+  expect(await page.call(2, `{"jsonrpc":"2.0","id":2,"method":"input","params":["00000000-0000-4000-8000-000000000000",${deep}]}`)).toEqual({ id: 2, ...refused });
+  expect(await page.call(3, '{"jsonrpc":"2.0","id":3,"method":"request","params":["serve.status",{}]}')).toMatchObject({ jsonrpc: '2.0', id: 3, result: { protocol: expect.any(Number) } });
+  page.socket.close();
+});
+
+test('it speaks JSON-RPC 2.0 as the other sockets do: an unknown call, params that are no argument list, not JSON; serve’s refusal keeps its code and reason', async () => {
+  const page = await pageSocket();
+  expect(await page.call(4, '{"jsonrpc":"2.0","id":4,"method":"format_disk","params":[]}')).toMatchObject({ id: 4, error: { code: -32601 } });
+  expect(await page.call(5, '{"jsonrpc":"2.0","id":5,"method":"request","params":{"method":"serve.status"}}')).toMatchObject({ id: 5, error: { code: -32602, data: { reason: 'invalid_params' } } });
+  expect(await page.call(6, '{"jsonrpc":"2.0","id":6,"method":"request","params":["surface.read",{"surface_id":424242}]}')).toMatchObject({ id: 6, error: { code: -32020 } });
+  const notJson = new Promise<Record<string, unknown>>((resolve) => page.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))));
+  page.socket.send('{"jsonrpc":');
+  expect(await notJson).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'not JSON' } });
+  expect(await page.call(7, '{"jsonrpc":"2.0","id":7,"method":"request","params":["serve.status",{}]}')).toMatchObject({ id: 7, result: { protocol: expect.any(Number) } });
   page.socket.close();
 });

@@ -91,7 +91,7 @@ describe('paneflow web', () => {
     const opened = await upgrade('/ws', { origin: `http://${url.host}`, cookie: cookie() });
     if (!('socket' in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`);
     const answer = new Promise<{ id: number; result: { protocol: number } }>((resolve) => opened.socket.once('message', (data) => resolve(JSON.parse(data.toString()))));
-    opened.socket.send(JSON.stringify({ id: 7, channel: 'request', args: ['serve.status', {}] }));
+    opened.socket.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'request', params: ['serve.status', {}] }));
     expect(await answer).toMatchObject({ id: 7, result: { protocol: expect.any(Number) } });
     opened.socket.close();
   });

@@ -4,7 +4,8 @@
 // the page followed ends (the renderer subscribes again, as after a serve restart) and every
 // terminal attaches again, starting from the host's checkpoint.
 import { createApi, type Notice } from '../api';
-import { type ClientMessage, type ServerMessage, SOCKET_PATH } from './messages';
+import { JSONRPCClient, type JSONRPCErrorException, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
+import { SOCKET_PATH } from './messages';
 
 type Listener = (...args: unknown[]) => void;
 /** Subscription ids are the server's, made unique across sockets: each socket's count from its own base. */
@@ -14,49 +15,47 @@ const listeners = new Map<string, Listener[]>();
 const deliver = (channel: string, ...args: unknown[]) => {
   for (const listener of listeners.get(channel) ?? []) listener(...args);
 };
-const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-/** Calls made while the socket is down, sent once it is open again. */
-const waiting: ClientMessage[] = [];
+/** Calls made while the socket is down, sent once it is open again (as JSON-RPC requests). */
+const waiting: string[] = [];
 const attached = new Set<string>();
 const subscriptions = new Set<number>();
 let socket: WebSocket | null = null;
 let open = false;
 let epoch = 0;
-let nextId = 1;
 let retryMs = 250;
 
 const setState = (state: 'connecting' | 'open' | 'closed') => {
   if (document.body) document.body.dataset.socket = state;
 };
 
-function send(message: ClientMessage): void {
-  if (open) socket!.send(JSON.stringify(message));
-  else waiting.push(message);
-}
+/** The page's side of the JSON-RPC socket: requests sent now, or once the socket is open again. */
+const client = new JSONRPCClient((request) => {
+  const text = JSON.stringify(request);
+  if (open) socket!.send(text);
+  else waiting.push(text);
+});
 
-function call(channel: string, args: unknown[]): Promise<unknown> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    send({ id, channel, args });
-  });
+/** A call's answer; a refusal as an Error with serve's `code` and `reason`, as over Electron's IPC. */
+async function call(channel: string, args: unknown[]): Promise<unknown> {
+  try {
+    return await client.request(channel, args);
+  } catch (error) {
+    const { code, data } = error as JSONRPCErrorException;
+    const reason = (data as { reason?: unknown } | undefined)?.reason;
+    throw Object.assign(new Error((error as Error).message), { code: code ?? null, reason: typeof reason === 'string' ? reason : null });
+  }
 }
 
 /** The server's subscription id as the page knows it, and back. */
 const pageId = (serverId: number) => epoch * EPOCH + serverId;
 
-function onMessage(message: ServerMessage): void {
-  if ('push' in message) {
-    const args = [...message.args];
-    if (message.push === 'frame' || message.push === 'end') args[0] = pageId(args[0] as number);
-    if (message.push === 'end') subscriptions.delete(args[0] as number);
-    return deliver(message.push, ...args);
-  }
-  const entry = pending.get(message.id);
-  pending.delete(message.id);
-  if (!entry) return;
-  if ('result' in message) return entry.resolve(message.result);
-  entry.reject(Object.assign(new Error(message.error.message), { code: message.error.code, reason: message.error.reason }));
+/** A notification is a push of dispatch.ts; anything else answers a call. */
+function onMessage(message: JSONRPCRequest | JSONRPCResponse): void {
+  if (!('method' in message)) return client.receive(message);
+  const args = Array.isArray(message.params) ? [...message.params] : [];
+  if (message.method === 'frame' || message.method === 'end') args[0] = pageId(args[0] as number);
+  if (message.method === 'end') subscriptions.delete(args[0] as number);
+  deliver(message.method, ...args);
 }
 
 function connect(): void {
@@ -69,10 +68,10 @@ function connect(): void {
     retryMs = 250;
     setState('open');
     // Terminals the page shows attach again: the host sends the screen as it is now.
-    for (const session of attached) ws.send(JSON.stringify({ id: nextId++, channel: 'attach', args: [session] }));
-    for (const message of waiting.splice(0)) ws.send(JSON.stringify(message));
+    for (const session of attached) void client.request('attach', [session]).then(undefined, () => undefined);
+    for (const text of waiting.splice(0)) ws.send(text);
   };
-  ws.onmessage = (event) => onMessage(JSON.parse(event.data as string) as ServerMessage);
+  ws.onmessage = (event) => onMessage(JSON.parse(event.data as string) as JSONRPCRequest | JSONRPCResponse);
   ws.onclose = () => {
     if (socket !== ws) return;
     const wasOpen = open;
@@ -80,11 +79,8 @@ function connect(): void {
     socket = null;
     setState('closed');
     if (wasOpen) {
-      for (const [id, entry] of pending) {
-        if (waiting.some((m) => m.id === id)) continue;
-        pending.delete(id);
-        entry.reject(new Error('the connection to paneflow web was lost'));
-      }
+      // Everything asked of this socket was sent on it (none waits while it is open): no answer comes.
+      client.rejectAllPendingRequests('the connection to paneflow web was lost');
       // What the server followed for this page ended with the socket.
       for (const id of [...subscriptions]) {
         subscriptions.delete(id);

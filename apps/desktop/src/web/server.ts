@@ -5,7 +5,8 @@
 import { InstanceClient } from '@paneflow/client';
 import type { WebFace } from '@paneflow/instance/programs';
 import type { Endpoints } from '@paneflow/instance/endpoints';
-import { ErrorCode } from '@paneflow/protocol/errors';
+import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
+import { createJSONRPCErrorResponse, JSONRPC, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,7 +15,7 @@ import { extname, join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CALLS } from '../api';
 import { dispatcher } from '../dispatch';
-import { type ClientMessage, type ServerMessage, SOCKET_PATH } from './messages';
+import { SOCKET_PATH } from './messages';
 
 /** The renderer's files, beside this bundle: apps/desktop/dist/renderer, or desktop/renderer in the package. */
 export const ASSETS = join(__dirname, 'renderer');
@@ -139,44 +140,47 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
   };
 }
 
-/** One page: its own bridge to the instance, ended with its socket. */
+/** One page: its own bridge to the instance, ended with its socket; its calls served by json-rpc-2.0. */
 function connect(ws: WebSocket, endpoints: Endpoints): void {
   const bridge = new InstanceClient(endpoints, 'web');
   // The cap is for output the page does not read: an answer (a history of megabytes) is only as
   // big as what the page asked for, so its bytes still on their way do not count.
   let answering = 0;
-  const send = (message: ServerMessage) => {
+  const send = (message: JSONRPCResponse | JSONRPCRequest) => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount - answering > MAX_BUFFERED) return ws.terminate();
     const text = JSON.stringify(message);
-    if (!('id' in message)) return ws.send(text);
+    if (!('result' in message || 'error' in message)) return ws.send(text);
     const bytes = Buffer.byteLength(text);
     answering += bytes;
     ws.send(text, () => (answering -= bytes));
   };
-  const calls = dispatcher(bridge, (channel, ...args) => send({ push: channel, args }), () => undefined);
+  const calls = dispatcher(bridge, (method, ...params) => send({ jsonrpc: JSONRPC, method, params }), () => undefined);
+  const rpc = new JSONRPCServer({ errorListener: () => undefined });
+  for (const channel of CHANNELS) {
+    rpc.addMethod(channel, async (params) => {
+      if (!Array.isArray(params)) throw new RpcError(ErrorCode.InvalidParams, `invalid params: ${channel} takes its arguments as an array`, { reason: 'invalid_params' });
+      return (await calls.call(channel, params)) ?? null;
+    });
+  }
+  // Serve's code and `data.reason` cross as they came; an error without a code is an internal one.
+  rpc.mapErrorToJSONRPCErrorResponse = (id, error: Error & { code?: unknown; reason?: unknown }) =>
+    createJSONRPCErrorResponse(id, typeof error.code === 'number' ? error.code : ErrorCode.InternalError, error.message, typeof error.reason === 'string' ? { reason: error.reason } : undefined);
   ws.on('message', (data, binary) => {
-    let message: ClientMessage;
+    let message: JSONRPCRequest;
     try {
-      message = JSON.parse(binary ? '' : data.toString()) as ClientMessage;
+      message = JSON.parse(binary ? '' : data.toString()) as JSONRPCRequest;
     } catch {
-      return ws.close(1003, 'not JSON');
+      return send(createJSONRPCErrorResponse(null, ErrorCode.ParseError, 'not JSON'));
     }
-    if (typeof message?.id !== 'number' || typeof message.channel !== 'string' || !Array.isArray(message.args)) return ws.close(1008, 'not a call');
-    const { id, channel, args } = message;
-    if (!CHANNELS.has(channel)) return send({ id, error: { message: `no such call: ${channel}`, code: null, reason: null } });
     // JSON.parse takes any nesting, JSON.stringify not: what could never be passed on is refused as
     // serve refuses bad params (-32602), not as the RangeError its encoding would throw.
     try {
-      JSON.stringify(args);
+      JSON.stringify(message?.params);
     } catch (error) {
-      return send({ id, error: { message: `invalid params: ${(error as Error).message}`, code: ErrorCode.InvalidParams, reason: 'invalid_params' } });
+      return send(createJSONRPCErrorResponse(message.id ?? null, ErrorCode.InvalidParams, `invalid params: ${(error as Error).message}`, { reason: 'invalid_params' }));
     }
-    calls.call(channel, args).then(
-      (result) => send({ id, result: result ?? null }),
-      (error: Error & { code?: unknown; reason?: unknown }) =>
-        send({ id, error: { message: error.message, code: typeof error.code === 'number' ? error.code : null, reason: typeof error.reason === 'string' ? error.reason : null } }),
-    );
+    void rpc.receive(message).then((response) => response && send(response));
   });
   ws.on('close', () => bridge.close());
   ws.on('error', () => ws.terminate());
