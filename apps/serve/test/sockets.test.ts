@@ -19,6 +19,8 @@ const answers = (path: string) => async () => (await isListening(path)) && pf.ca
 test('paneflow.sock removed, then the whole runtime dir: serve makes it again, and start adopts the serve that runs', async () => {
   rmSync(pf.endpoints.publicSocket);
   await until(answers(pf.endpoints.publicSocket), 'serve answers on a new paneflow.sock');
+  // As a person's rm -rf does it: the daemons wait for the directory to be quiet before they make
+  // their sockets again, so it is not refilled under the rm ("Directory not empty").
   rmSync(pf.endpoints.runtimeDir, { recursive: true });
   await until(answers(pf.endpoints.publicSocket), 'serve answers in a new runtime dir');
   const started = serveCli(pf.env, 'start');

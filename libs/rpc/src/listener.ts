@@ -8,6 +8,13 @@ export interface KeepOptions {
   prepare?: () => void;
 }
 
+/**
+ * After its socket's directory changes, a listener waits this long with no further change before it
+ * looks: an `rm -rf` of the runtime dir is over by then, where binding at once would refill the
+ * directory under it ("Directory not empty", for as long as it tried).
+ */
+export const REBIND_SETTLE_MS = 200;
+
 /** True when something accepts connections on the socket `path`. */
 export function isListening(path: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -31,7 +38,8 @@ function inodeAt(path: string): number | null {
 
 /**
  * A server's listening socket. `listen` binds the path (replacing a dead socket file; mode 0600).
- * With `keep`, a file removed or replaced later, or its directory removed, is bound again at once:
+ * With `keep`, a file removed or replaced later, or its directory removed, is bound again as soon as
+ * the directory is quiet (REBIND_SETTLE_MS):
  * a server whose file is gone runs on unreachable, and nothing else would ever make it again. It
  * watches the directory (inotify on Linux), so an idle server never wakes for it. A path where
  * another server listens is never taken.
@@ -47,6 +55,7 @@ export class SocketListener {
   private watchedDir: number | null = null;
   private checking = false;
   private checkAgain = false;
+  private settle: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly accept: (socket: Socket) => void,
@@ -96,13 +105,23 @@ export class SocketListener {
     try {
       this.watcher = watch(dir, { persistent: false }, (_event, name) => {
         // The directory's own name (or none) may mean the directory itself went away.
-        if (name === null || name === basename(this.path!) || name === basename(dir)) void this.check(keep);
+        if (name === null || name === basename(this.path!) || name === basename(dir)) this.checkWhenSettled(keep);
       });
       this.watcher.on('error', (error) => this.log?.(`cannot watch ${dir}: ${error.message}`));
       this.watchedDir = ino;
     } catch (error) {
       this.log?.(`cannot watch ${dir}: ${(error as Error).message}; a removed socket will not be made again`);
     }
+  }
+
+  /** A check once the directory has been quiet for REBIND_SETTLE_MS (a timer only after a change). */
+  private checkWhenSettled(keep: KeepOptions): void {
+    if (this.settle) clearTimeout(this.settle);
+    this.settle = setTimeout(() => {
+      this.settle = null;
+      void this.check(keep);
+    }, REBIND_SETTLE_MS);
+    this.settle.unref();
   }
 
   private unwatch(): void {
@@ -147,6 +166,7 @@ export class SocketListener {
   /** Stops accepting and removes the socket file; resolves once every connection accepted has ended. */
   async close(): Promise<void> {
     this.unwatch();
+    if (this.settle) clearTimeout(this.settle);
     await Promise.all([new Promise<void>((resolve) => this.server.close(() => resolve())), ...this.retired]);
     if (this.path) rmSync(this.path, { force: true });
     this.path = null;
