@@ -1,6 +1,6 @@
 import type { Manifest } from '@paneflow/protocol';
 import { randomBytes } from 'node:crypto';
-import { readRegularFileSync, RefusedFileError } from '@paneflow/instance';
+import { readRegularFileSync, RefusedFileError } from '@paneflow/proc';
 import { readdirSync, rmSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/instance';
+import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/proc';
 import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';

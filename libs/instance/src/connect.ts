@@ -5,7 +5,7 @@ import { HOME_FILE_MAX_BYTES } from '@paneflow/protocol/limits';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
 import { call, RpcConnection, UnreachableError, type RequestOptions } from '@paneflow/rpc/client';
 import { checkSocketPath, type Endpoints } from './endpoints';
-import { readRegularFileSync } from './read';
+import { readRegularFileSync } from '@paneflow/proc';
 
 /** checkSocketPath, where a socket that is not there means what a refused connection means: nothing listens. */
 function checkBeforeConnecting(path: string): void {

@@ -17,7 +17,7 @@ import {
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { HOME_FILE_MAX_BYTES } from '@paneflow/protocol/limits';
-import { readRegularFileSync } from './read';
+import { readRegularFileSync } from '@paneflow/proc';
 
 /**
  * Writes a file so that a reader, or a crash at any moment, sees the old file or the new one, never

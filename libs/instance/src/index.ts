@@ -1,7 +1,6 @@
 export * from './endpoints';
 export * from './connect';
 export * from './files';
-export * from './read';
 export * from './lock';
 export * from './owner';
 export * from './programs';

@@ -108,3 +108,4 @@ export function bootId(): string {
 }
 export { keepOutputAtExit } from './pty-exit';
 export { writeNow } from './pty-write';
+export * from './read';

@@ -1,6 +1,6 @@
-import { processEnvironment } from '@paneflow/proc';
+import { processEnvironment, readRegularFileSync } from '@paneflow/proc';
 import type { Observation } from '@paneflow/protocol';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from './match';
 import { configDir } from './paths';
@@ -10,6 +10,9 @@ export interface AgentSession {
   id: string;
   transcriptPath: string | null;
 }
+
+/** An agent's session file is a line of JSON: a larger one is not the agent's. */
+const AGENT_SESSION_FILE_MAX_BYTES = 64 * 1024;
 
 /**
  * Reads the agent's own session files (its runtime's `[sessions]`) for the conversation the
@@ -25,7 +28,8 @@ export function readAgentSession(runtime: Runtime, observation: Observation): Ag
   if (!dir) return null;
   let data: Record<string, unknown>;
   try {
-    data = JSON.parse(readFileSync(join(dir, sessions.file!.replaceAll('{pid}', String(observation.pid))), 'utf8'));
+    // Read on the host's thread at each scan: whatever is put in its place (a FIFO) must not wedge it.
+    data = JSON.parse(readRegularFileSync(join(dir, sessions.file!.replaceAll('{pid}', String(observation.pid))), { maxBytes: AGENT_SESSION_FILE_MAX_BYTES }).toString('utf8'));
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as pty from 'node-pty';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,6 +211,18 @@ describe("the agent's own session files (runtime.toml [sessions])", () => {
     await scanUntil((o) => o === null);
     expect(readAgentSession(claude, observation)).toBeNull();
     expect(existsSync(join(dir, 'claude/sessions', `${observation.pid}.json`))).toBe(false); // the file goes with the process
+  });
+
+  test("a FIFO in place of the agent's session file is not read (the host scans on its own thread): null at once", async () => {
+    shell.write('claude\r');
+    const observation = (await scanUntil((o) => o?.id === 'claude-code'))!;
+    await sessionUntil(observation, (s) => s !== null);
+    const file = join(dir, 'claude/sessions', `${observation.pid}.json`);
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(readAgentSession(claude, observation)).toBeNull();
+    shell.write('exit\r');
+    await scanUntil((o) => o === null);
   });
 
   test('a runtime without a reader reads nothing', () => {

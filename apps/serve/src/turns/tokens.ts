@@ -1,5 +1,5 @@
 import { costOf, priceTable, turnTokens, type Runtime } from '@paneflow/procscan';
-import { readRegularFileEnd } from '@paneflow/instance';
+import { readRegularFileEnd } from '@paneflow/proc';
 import { TRANSCRIPT_READ_BYTES, type TurnRecord, type TurnTokens } from '@paneflow/protocol';
 import { stat } from 'node:fs/promises';
 

@@ -3,7 +3,7 @@ import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, sym
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readJson, readRegularFile, readRegularFileEnd, readRegularFileSync, RefusedFileError } from '../src';
+import { readRegularFile, readRegularFileEnd, readRegularFileSync } from '../src';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'pf-read-'))));
@@ -37,7 +37,6 @@ function sparse(path: string, size: number) {
 test('a regular file is read whole, by both readers', async () => {
   writeFileSync(join(dir, 'a.json'), '{"a": 1}');
   expect(await outcomes(join(dir, 'a.json'), { maxBytes: 8 })).toEqual({ async: '{"a": 1}', sync: '{"a": 1}' });
-  expect(readJson(join(dir, 'a.json'))).toEqual({ a: 1 });
 });
 
 test('a FIFO, /dev/zero, a directory and a socket are refused at once, unread and never waited on', async () => {
@@ -66,7 +65,6 @@ test('a file over its cap is refused unread, however large (a sparse file of 8 G
   sparse(path, 8 * GiB);
   const refused = `RefusedFileError: ${path} refused: ${8 * GiB} bytes, over the ${MiB} a file of its kind may have`;
   expect(await outcomes(path, { maxBytes: MiB })).toEqual({ async: refused, sync: refused });
-  expect(() => readJson(path, MiB)).toThrow(RefusedFileError);
 });
 
 test('a link is followed only where the caller allows it, and then only to a regular file', async () => {
@@ -80,10 +78,9 @@ test('a link is followed only where the caller allows it, and then only to a reg
   expect(await outcomes(join(dir, 'zero.json'), { maxBytes: MiB, follow: true })).toEqual({ async: zero, sync: zero });
 });
 
-test('a missing file is the usual ENOENT (readJson: undefined)', async () => {
+test('a missing file is the usual ENOENT', async () => {
   const path = join(dir, 'none.json');
   expect(await outcomes(path, { maxBytes: MiB })).toEqual({ async: expect.stringMatching(/^Error: ENOENT/), sync: expect.stringMatching(/^Error: ENOENT/) });
-  expect(readJson(path)).toBeUndefined();
 });
 
 test('the end of a file that grows: from the mark, never more than the cap; any size is taken', async () => {
