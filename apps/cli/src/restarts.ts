@@ -42,10 +42,8 @@ export async function restart(selector: string, options: { fresh: boolean; json:
 export async function restore(options: { workspace: string | undefined; json: boolean }): Promise<number> {
   await ensureInstance();
   const workspaceId = options.workspace === undefined ? undefined : await workspaceIdOf(options.workspace);
-  const [{ restored }, { surfaces }] = await Promise.all([
-    request('session.restore', workspaceId ? { workspace_id: workspaceId } : {}, restoreDeadlineMs((await request('session.list', {})).sessions, workspaceId)),
-    request('surface.list', { scope: 'all' }),
-  ]);
+  const [{ sessions }, { surfaces }] = await Promise.all([request('session.list', {}), request('surface.list', { scope: 'all' })]);
+  const { restored } = await request('session.restore', workspaceId ? { workspace_id: workspaceId } : {}, restoreDeadlineMs(sessions, workspaceId));
   if (options.json) printJson({ restored });
   else if (restored.length === 0) process.stdout.write('nothing to restore: every agent pane is running\n');
   else for (const result of restored) process.stdout.write(restartLine(surfaces.find((s) => s.surface_id === result.surface_id)?.name ?? `pane ${result.surface_id}`, result) + '\n');

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { MAX_SELECTOR_CHARS } from '@paneflow/protocol/selectors';
+import { MAX_SELECTOR_CHARS, selectorKind } from '@paneflow/protocol/selectors';
 import type { Scope } from '@paneflow/protocol/wire';
 import { noMatchText } from '@paneflow/view';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
@@ -33,7 +33,7 @@ export async function resolveSelector(selector: string, scope: Scope, many = fal
     return surfaces;
   } catch (error) {
     if (error instanceof CliError && (error.reason === 'no_match' || error.reason === 'ambiguous')) {
-      const hint = error.message.endsWith(' in this workspace') ? ' (try --scope all)' : '';
+      const hint = error.reason === 'no_match' && scope === 'workspace' && selectorKind(selector).kind !== 'surface_id' ? ' (try --scope all)' : '';
       throw new CliError(error.message + hint, 3, error.reason);
     }
     throw error;

@@ -71,7 +71,7 @@ test('a call nested deeper than JSON can be written again is refused with -32602
   page.socket.close();
 });
 
-test('it speaks JSON-RPC 2.0 as the other sockets do: an unknown call, params that are no argument list, not JSON; serve’s refusal keeps its code and reason', async () => {
+test('it speaks JSON-RPC 2.0 as the other sockets do: an unknown call, params that are no argument list, not JSON, not a request object (null, a batch) without stopping; serve’s refusal keeps its code and reason', async () => {
   const page = await pageSocket();
   expect(await page.call(4, '{"jsonrpc":"2.0","id":4,"method":"format_disk","params":[]}')).toMatchObject({ id: 4, error: { code: -32601 } });
   expect(await page.call(5, '{"jsonrpc":"2.0","id":5,"method":"request","params":{"method":"serve.status"}}')).toMatchObject({ id: 5, error: { code: -32602, data: { reason: 'invalid_params' } } });
@@ -79,6 +79,11 @@ test('it speaks JSON-RPC 2.0 as the other sockets do: an unknown call, params th
   const notJson = new Promise<Record<string, unknown>>((resolve) => page.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))));
   page.socket.send('{"jsonrpc":');
   expect(await notJson).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'not JSON' } });
+  for (const text of ['null', '[null]', '5']) {
+    const answered = new Promise<Record<string, unknown>>((resolve) => page.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))));
+    page.socket.send(text);
+    expect(await answered).toMatchObject({ id: null, error: { code: -32600 } });
+  }
   expect(await page.call(7, '{"jsonrpc":"2.0","id":7,"method":"request","params":["serve.status",{}]}')).toMatchObject({ id: 7, result: { protocol: expect.any(Number) } });
   page.socket.close();
 });

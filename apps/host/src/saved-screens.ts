@@ -12,12 +12,12 @@ import type { Session } from './session';
 // the lost session is restarted. VS Code's pty host revives its terminals the same way.
 
 /** Output quiet this long, the screen is saved. */
-export const SCREEN_SAVE_SETTLE_MS = 300;
+const SCREEN_SAVE_SETTLE_MS = 300;
 /** While output never settles, the screen is saved at least this often. */
-export const SCREEN_SAVE_MAX_DELAY_MS = 3000;
+const SCREEN_SAVE_MAX_DELAY_MS = 3000;
 /** Rows of scrollback a saved screen keeps, the newest, and the most bytes of them from the deep store. */
-export const SCREEN_SAVE_SCROLLBACK_ROWS = 1000;
-export const SCREEN_SAVE_DEEP_BYTES = 512 * 1024;
+const SCREEN_SAVE_SCROLLBACK_ROWS = 1000;
+const SCREEN_SAVE_DEEP_BYTES = 512 * 1024;
 /** A saved screen file larger than this is not one the host wrote: it is not read. */
 const SCREEN_FILE_MAX_BYTES = 8 * 1024 * 1024;
 const SCREEN_SUFFIX = '.screen';
@@ -41,6 +41,8 @@ interface Pending {
   timer: NodeJS.Timeout | null;
   /** When output first changed the screen since it was last saved. */
   dirtySince: number | null;
+  /** When output last changed it: the timer, once it fires, waits on from there. */
+  changedAt: number;
   writing: Promise<void> | null;
 }
 
@@ -60,7 +62,7 @@ export class SavedScreens {
     private readonly log: (message: string) => void,
   ) {}
 
-  pathOf(id: string): string {
+  private pathOf(id: string): string {
     return join(this.dir, `${id}${SCREEN_SUFFIX}`);
   }
 
@@ -72,15 +74,32 @@ export class SavedScreens {
     }
   }
 
-  /** The session's screen changed (output parsed, a resize): saved once it settles. */
+  /**
+   * The session's screen changed (output parsed, a resize): saved once it settles. Called for every
+   * parsed read of a flood, so it only notes the time; one timer per session, armed when none is,
+   * waits on when output came meanwhile.
+   */
   changed(session: Session): void {
     const pending = this.entry(session.id);
+    pending.changedAt = Date.now();
+    pending.dirtySince ??= pending.changedAt;
+    // A write in flight is followed by another once it ends.
+    if (!pending.timer && !pending.writing) this.arm(session, pending);
+  }
+
+  private arm(session: Session, pending: Pending): void {
     const now = Date.now();
-    pending.dirtySince ??= now;
-    if (pending.writing) return; // saved again once the write in flight ends
-    clearTimeout(pending.timer ?? undefined);
-    const delay = Math.min(SCREEN_SAVE_SETTLE_MS, Math.max(0, pending.dirtySince + SCREEN_SAVE_MAX_DELAY_MS - now));
-    pending.timer = setTimeout(() => this.save(session), delay);
+    const settled = pending.changedAt + SCREEN_SAVE_SETTLE_MS - now;
+    const overdue = pending.dirtySince! + SCREEN_SAVE_MAX_DELAY_MS - now;
+    const delay = Math.min(settled, overdue);
+    if (delay <= 0) {
+      void this.save(session);
+      return;
+    }
+    pending.timer = setTimeout(() => {
+      pending.timer = null;
+      this.arm(session, pending);
+    }, delay);
   }
 
   /** Saves at once what is not saved yet (the program exited: its last screen). */
@@ -88,6 +107,7 @@ export class SavedScreens {
     const pending = this.entry(session.id);
     if (pending.dirtySince === null) return pending.writing ?? Promise.resolve();
     clearTimeout(pending.timer ?? undefined);
+    pending.timer = null;
     return pending.writing ?? this.save(session);
   }
 
@@ -118,7 +138,7 @@ export class SavedScreens {
   private entry(id: string): Pending {
     let pending = this.pending.get(id);
     if (!pending) {
-      pending = { timer: null, dirtySince: null, writing: null };
+      pending = { timer: null, dirtySince: null, changedAt: 0, writing: null };
       this.pending.set(id, pending);
     }
     return pending;
@@ -136,7 +156,7 @@ export class SavedScreens {
         pending.writing = null;
         if (!this.isCurrent(session)) return;
         // Output that came during the write is saved in its turn.
-        if (pending.dirtySince !== null) this.changed(session);
+        if (pending.dirtySince !== null && !pending.timer) this.arm(session, pending);
       });
     pending.writing = writing;
     return writing;

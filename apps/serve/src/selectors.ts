@@ -27,8 +27,12 @@ export function resolveSelector(
   const within = scope === 'all' ? null : ctx.callerWorkspace(request.workspaceId);
   const byCwd = selectorKind(selector).kind === 'cwd';
   const entries = ctx.model.orderedPanes().map((pane) => workspaces.surfaceEntry(pane));
-  const selectable = entries.map((entry) => ({ ...entry, cwd: byCwd ? canonical(entry.cwd) : entry.cwd, entry }));
-  const { matches, stage } = selectPanes(selectable, selector, (pane) => within === null || pane.workspace_id === within);
+  const inScope = (pane: { workspace_id: string }) => within === null || pane.workspace_id === within;
+  // Only the panes a `cwd:` looks at are made canonical (a file system call each).
+  const selectable = entries.map((entry) => ({ ...entry, cwd: byCwd && inScope(entry) ? canonical(entry.cwd) : entry.cwd, entry }));
+  // The path given, as real as the panes' (a link, a trailing slash): the same machine's files.
+  const asked = byCwd ? `cwd:${canonical(selectorKind(selector).text)}` : selector;
+  const { matches, stage } = selectPanes(selectable, asked, inScope);
   const surfaces: SurfaceEntry[] = matches.map((match) => match.entry);
   // A surface id is looked for in every workspace: its miss names none.
   if (surfaces.length === 0) throw new RpcError(ErrorCode.NotFound, noMatchText(selector, stage !== 'surface_id' && within !== null), { reason: 'no_match' });

@@ -1,8 +1,9 @@
-import { inTurn, MAX_SEND_TEXT_BYTES, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
+import { inTurn, MAX_SEND_TEXT_BYTES, type CliState, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { answerInput, answerSettleMs, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
 import type { Reduction } from './status';
+import type { View } from './views';
 import type { Workspaces } from './workspaces';
 
 type Transition = EventFrameOf<'status_changed'>;
@@ -28,7 +29,7 @@ export class Sending {
     const size = Buffer.byteLength(text);
     if (size > MAX_SEND_TEXT_BYTES) throw invalid(`text of ${size} bytes is over ${MAX_SEND_TEXT_BYTES}`, 'text_too_long', 'text');
     const view = ctx.view(pane);
-    const agentTarget = view.agent !== null && view.lifecycle === 'live';
+    const agentTarget = isAgentTarget(view);
     const usePaste = paste ?? agentTarget;
     if (!usePaste && /[\r\n]/.test(text)) throw invalid('text holds CR or LF and is not sent as a paste', 'raw_newline', 'text');
     const before = this.reduction.statusOf(view, pane);
@@ -134,9 +135,9 @@ export class Sending {
   }
 
   /** The busy guard for what is not a submit: an agent waiting for an answer is answered with `surface.answer`, or with force. */
-  private refuseIfWaiting(surfaceId: number, state: string, what: string): void {
+  private refuseIfWaiting(surfaceId: number, state: CliState, what: string): void {
     if (state !== 'waiting_for_input') return;
-    throw refusedByState(`agent_busy: surface ${surfaceId} is waiting_for_input; ${what} would answer its prompt (answer it with \`paneflow answer\`, or --force)`, 'agent_busy');
+    throw refusedByState(`agent_busy: surface ${surfaceId} is waiting_for_input; ${what} would answer its prompt (answer it with surface.answer, or force it)`, 'agent_busy');
   }
 
   async sendKeystroke(params: ParamsOf<PublicMethods, 'surface.send_keystroke'>): Promise<{ sent: true }> {
@@ -144,12 +145,15 @@ export class Sending {
     const pane = this.ctx.pane(params.surface_id);
     this.workspaces.checkScope(pane, params.scope, params.workspace_id);
     const view = this.ctx.view(pane);
-    if (view.agent !== null && view.lifecycle === 'live' && !params.force) this.refuseIfWaiting(params.surface_id, this.reduction.statusOf(view, pane).state, 'a key pressed now');
+    if (isAgentTarget(view) && !params.force) this.refuseIfWaiting(params.surface_id, this.reduction.statusOf(view, pane).state, 'a key pressed now');
     this.reduction.turns.noteAction(pane.session, 'key', params.keystroke);
     await this.ctx.host.request('session.key', { session: pane.session, keystroke: params.keystroke, origin: 'automation' });
     return { sent: true };
   }
 }
+
+/** A running agent: text to it is pasted, a submit confirmed, and the busy guard applies. */
+const isAgentTarget = (view: View) => view.agent !== null && view.lifecycle === 'live';
 
 /**
  * The status changes of one session from now on, and a wait (up to SUBMIT_CONFIRM_MS) for them to

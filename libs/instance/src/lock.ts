@@ -1,6 +1,5 @@
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { isSameProcess, processStartTime } from '@paneflow/proc';
-import { readRegularFileSync } from '@paneflow/proc';
+import { isSameProcess, processStartTime, readRegularFileSync } from '@paneflow/proc';
 
 /**
  * A lock file is created, then its holder written: one found empty (or cut short) younger than

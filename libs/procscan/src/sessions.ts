@@ -29,7 +29,8 @@ export function readAgentSession(runtime: Runtime, observation: Observation): Ag
   let data: Record<string, unknown>;
   try {
     // Read on the host's thread at each scan: whatever is put in its place (a FIFO) must not wedge it.
-    data = JSON.parse(readRegularFileSync(join(dir, sessions.file!.replaceAll('{pid}', String(observation.pid))), { maxBytes: AGENT_SESSION_FILE_MAX_BYTES }).toString('utf8'));
+    // The agent's file, as its transcript is: a link to a regular file is followed.
+    data = JSON.parse(readRegularFileSync(join(dir, sessions.file!.replaceAll('{pid}', String(observation.pid))), { maxBytes: AGENT_SESSION_FILE_MAX_BYTES, follow: true }).toString('utf8'));
   } catch {
     return null;
   }

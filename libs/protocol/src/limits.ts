@@ -69,6 +69,8 @@ export const READ_LINES_MAX = 4000;
 export const SEARCH_MATCHES_DEFAULT = 50;
 export const SEARCH_MATCHES_MAX = 1000;
 
+/** A keystroke's name (`ctrl-alt-shift-pagedown` is 23): a longer one is no key, and is not echoed back whole. */
+export const MAX_KEYSTROKE_CHARS = 64;
 /** Text one `surface.send_text` may carry (UTF-8). */
 export const MAX_SEND_TEXT_BYTES = 64 * 1024;
 /** A submit to a declaring agent is confirmed by its state within this. */
@@ -95,7 +97,7 @@ export const READY_DEADLINE_MS = 30_000;
 export const CHECKPOINT_REPLAY_BYTES = 16 * 1024 * 1024;
 
 /**
- * Files Paneflow reads (`readRegularFile` of @paneflow/instance): only regular files, and a larger
+ * Files Paneflow reads (`readRegularFile` of @paneflow/proc): only regular files, and a larger
  * one is refused unread. The config is a few hundred bytes; a file of the home (workspaces.json,
  * a manifest with its ≤ 512 KiB of text kept at exit, a turn record) stays far below its cap.
  */

@@ -34,8 +34,16 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LINE_BREAK = /[\u2028\u2029]/;
 // Nothing a person could see or type back: white space, invisible format characters, fillers.
 const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
-/** Selectors that are not names (REFERENCE.md §4.2), and what each reads its text as. */
-const SELECTOR_PREFIXES = { 'cmdline:': 'a command line', 'cwd:': 'a directory' } as const;
+/** How a selector is read (REFERENCE.md §4.2), before any pane is looked at: its rule, and the text that rule matches. */
+export function selectorKind(selector: string): { kind: 'surface_id' | 'cmdline' | 'cwd' | 'name'; text: string } {
+  if (/^\d+$/.test(selector)) return { kind: 'surface_id', text: selector };
+  if (selector.startsWith('cmdline:')) return { kind: 'cmdline', text: selector.slice('cmdline:'.length) };
+  if (selector.startsWith('cwd:')) return { kind: 'cwd', text: selector.slice('cwd:'.length) };
+  return { kind: 'name', text: selector };
+}
+
+/** What a selector that is not a name reads its text as, for a name refused for looking like one. */
+const READ_AS = { surface_id: 'an id or an index', cmdline: 'a command line', cwd: 'a directory' } as const;
 
 /** Why a name cannot be used: `reason` for a refusal's `data.reason`, `message` in a person's words. */
 export interface NameFault {
@@ -62,9 +70,9 @@ export function nameFault(name: string): NameFault | null {
   const lineBreak = name.search(LINE_BREAK);
   if (lineBreak >= 0) return { reason: 'control_character', message: `holds the line separator ${codePointAt(name, lineBreak)}; a name is one line` };
   const unselectable = (why: string): NameFault => ({ reason: 'unselectable_name', message: `${why}; no selector could name it` });
-  if (/^\d+$/.test(name)) return unselectable('is all digits, which a selector reads as an id or an index');
-  const prefix = Object.entries(SELECTOR_PREFIXES).find(([start]) => name.startsWith(start));
-  if (prefix) return unselectable(`starts with '${prefix[0]}', which a selector reads as ${prefix[1]}`);
+  const { kind } = selectorKind(name);
+  if (kind === 'surface_id') return unselectable(`is all digits, which a selector reads as ${READ_AS[kind]}`);
+  if (kind !== 'name') return unselectable(`starts with '${kind}:', which a selector reads as ${READ_AS[kind]}`);
   if (BLANK.test(name)) return unselectable('shows nothing (only white space or invisible characters)');
   return null;
 }

@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox';
 import { EVENT_TYPES, Presentation, type EventType } from './events';
 import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
-import { ACTIVITY_LOG_ENTRIES, PID_MAX, TURNS_KEPT } from './limits';
+import { ACTIVITY_LOG_ENTRIES, MAX_KEYSTROKE_CHARS, PID_MAX, TURNS_KEPT } from './limits';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
-import { MAX_SELECTOR_CHARS } from './selectors';
+import { MAX_SELECTOR_CHARS, SELECTOR_STAGES, type SelectorStage } from './selectors';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
 import { DigestAgent, TurnRecord } from './turns';
 import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
@@ -181,7 +181,7 @@ export const PublicMethods = {
     ),
     Type.Object({
       surfaces: Type.Array(SurfaceEntry),
-      stage: Type.Union([Type.Literal('surface_id'), Type.Literal('cmdline'), Type.Literal('cwd'), Type.Literal('exact'), Type.Literal('any_case'), Type.Literal('prefix')]),
+      stage: Type.Unsafe<SelectorStage>(Type.Union(SELECTOR_STAGES.map((stage) => Type.Literal(stage)))),
     }),
   ),
   'surface.read': method(
@@ -231,7 +231,7 @@ export const PublicMethods = {
     Type.Object(
       {
         ...SurfaceTarget,
-        keystroke: Type.String({ minLength: 1 }),
+        keystroke: Type.String({ minLength: 1, maxLength: MAX_KEYSTROKE_CHARS }),
         scope: Type.Optional(Scope),
         workspace_id: Type.Optional(Type.String()),
         /** Press it even into an agent that waits for an answer (the busy guard, §4.4). */

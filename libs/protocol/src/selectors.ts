@@ -1,4 +1,6 @@
-import { matchName } from './names';
+import { matchName, selectorKind } from './names';
+
+export { selectorKind };
 
 /** The longest selector taken: a `cwd:` path up to Linux's PATH_MAX, and room for its prefix. */
 export const MAX_SELECTOR_CHARS = 4096 + 16;
@@ -12,16 +14,9 @@ export interface Selectable {
   workspace_id: string;
 }
 
-/** Which rule of the grammar picked the panes. */
-export type SelectorStage = 'surface_id' | 'cmdline' | 'cwd' | 'exact' | 'any_case' | 'prefix';
-
-/** How a selector is read, before any pane is looked at: its rule, and the text that rule matches. */
-export function selectorKind(selector: string): { kind: 'surface_id' | 'cmdline' | 'cwd' | 'name'; text: string } {
-  if (/^\d+$/.test(selector)) return { kind: 'surface_id', text: selector };
-  if (selector.startsWith('cmdline:')) return { kind: 'cmdline', text: selector.slice('cmdline:'.length) };
-  if (selector.startsWith('cwd:')) return { kind: 'cwd', text: selector.slice('cwd:'.length) };
-  return { kind: 'name', text: selector };
-}
+/** Which rule of the grammar picked the panes (`surface.resolve`'s `stage`). Plain data: the CLI loads this module at start. */
+export const SELECTOR_STAGES = ['surface_id', 'cmdline', 'cwd', 'exact', 'any_case', 'prefix'] as const;
+export type SelectorStage = (typeof SELECTOR_STAGES)[number];
 
 /**
  * The one selector grammar (REFERENCE.md §4.2), resolved in serve for every face: all digits are a

@@ -1,6 +1,5 @@
+import { cursorStyleCode } from './render';
 import { cursorModes, mouseEncoding, type XtermTerminal } from './xterm-internals';
-
-const CURSOR_SHAPES = { block: 1, underline: 3, bar: 5 } as const;
 
 /**
  * The modes a program sets that xterm's serialize addon leaves out of a checkpoint: a hidden
@@ -10,8 +9,7 @@ const CURSOR_SHAPES = { block: 1, underline: 3, bar: 5 } as const;
 export function modesBeyondSerialize(term: XtermTerminal): string {
   const cursor = cursorModes(term);
   let sequences = cursor.hidden ? '\x1b[?25l' : '';
-  // DECSCUSR: odd blinks, even is steady.
-  if (cursor.style) sequences += `\x1b[${CURSOR_SHAPES[cursor.style] + (cursor.blink ? 0 : 1)} q`;
+  if (cursor.style) sequences += `\x1b[${cursorStyleCode(cursor.style, cursor.blink)} q`;
   const encoding = mouseEncoding(term);
   if (encoding === 'sgr') sequences += '\x1b[?1006h';
   else if (encoding === 'sgr_pixels') sequences += '\x1b[?1016h';

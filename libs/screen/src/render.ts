@@ -92,7 +92,8 @@ function erasableTail(grid: Grid, y: number): number {
   return x;
 }
 
-function cursorStyleCode(shape: CursorShape, blinking: boolean): number {
+/** DECSCUSR's parameter for a cursor shape: odd blinks, even is steady. */
+export function cursorStyleCode(shape: CursorShape, blinking: boolean): number {
   const steady = shape === 'block' ? 2 : shape === 'underline' ? 4 : 6;
   return blinking ? steady - 1 : steady;
 }

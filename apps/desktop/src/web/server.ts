@@ -163,9 +163,11 @@ function connect(ws: WebSocket, endpoints: Endpoints): void {
       return (await calls.call(channel, params)) ?? null;
     });
   }
-  // Serve's code and `data.reason` cross as they came; an error without a code is an internal one.
-  rpc.mapErrorToJSONRPCErrorResponse = (id, error: Error & { code?: unknown; reason?: unknown }) =>
-    createJSONRPCErrorResponse(id, typeof error.code === 'number' ? error.code : ErrorCode.InternalError, error.message, typeof error.reason === 'string' ? { reason: error.reason } : undefined);
+  // Serve's refusal crosses whole (code, message, data); any other error is an internal one.
+  rpc.mapErrorToJSONRPCErrorResponse = (id, error: Error) => {
+    const { code, message, data } = error instanceof RpcError ? error.toObject() : { code: ErrorCode.InternalError, message: error.message, data: undefined };
+    return createJSONRPCErrorResponse(id, code, message, data);
+  };
   ws.on('message', (data, binary) => {
     let message: JSONRPCRequest;
     try {
@@ -173,14 +175,19 @@ function connect(ws: WebSocket, endpoints: Endpoints): void {
     } catch {
       return send(createJSONRPCErrorResponse(null, ErrorCode.ParseError, 'not JSON'));
     }
+    // One request object a message, as on the unix sockets: no batch, no null.
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return send(createJSONRPCErrorResponse(null, ErrorCode.InvalidRequest, 'not a request'));
     // JSON.parse takes any nesting, JSON.stringify not: what could never be passed on is refused as
     // serve refuses bad params (-32602), not as the RangeError its encoding would throw.
     try {
-      JSON.stringify(message?.params);
+      JSON.stringify(message.params);
     } catch (error) {
       return send(createJSONRPCErrorResponse(message.id ?? null, ErrorCode.InvalidParams, `invalid params: ${(error as Error).message}`, { reason: 'invalid_params' }));
     }
-    void rpc.receive(message).then((response) => response && send(response));
+    rpc.receive(message).then(
+      (response) => response && send(response),
+      (error: Error) => send(createJSONRPCErrorResponse(message.id ?? null, ErrorCode.InvalidRequest, `not a request: ${error.message}`)),
+    );
   });
   ws.on('close', () => bridge.close());
   ws.on('error', () => ws.terminate());
