@@ -1,5 +1,5 @@
 import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/proc';
-import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
+import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, type AnswerRule, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -20,6 +20,9 @@ export interface Config {
   attach: { prefix: string; notifications: boolean };
   /** Resume the agents a host crash or a reboot lost when serve starts (two at a time). */
   restore_on_start: boolean;
+  /** The supervisor's rules (libs/protocol/src/supervisor.ts): each pattern compiled once, here. */
+  answer_rules: Array<AnswerRule & { regex: RegExp }>;
+  supervisor: { answer_delay_ms: number; nudge_stalled: boolean; continue_at_reset: boolean; continue_margin_secs: number };
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -27,11 +30,13 @@ export const DEFAULT_CONFIG: Config = {
   ai_injection_fence: true,
   submit_paste_delay_ms: SUBMIT_PASTE_DELAY_MS,
   terminal_env: {},
-  agent_stall_threshold_secs: 0,
+  agent_stall_threshold_secs: SUPERVISOR_DEFAULTS.stall_threshold_secs,
   reduce_motion: false,
   visibility: {},
   attach: { prefix: 'ctrl-b', notifications: true },
   restore_on_start: false,
+  answer_rules: [],
+  supervisor: { answer_delay_ms: SUPERVISOR_DEFAULTS.answer_delay_ms, nudge_stalled: false, continue_at_reset: false, continue_margin_secs: SUPERVISOR_DEFAULTS.continue_margin_secs },
 };
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
@@ -46,7 +51,7 @@ export function configPath(env: Record<string, string | undefined> = process.env
  * config can never stop serve from starting.
  */
 export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): { config: Config; ignored: string[] } {
-  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach } };
+  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach }, answer_rules: [], supervisor: { ...DEFAULT_CONFIG.supervisor } };
   const ignored: string[] = [];
   let data: unknown;
   try {
@@ -100,6 +105,25 @@ const APPLY: { [N in ConfigSettingName]: (config: Config, value: never, note: (t
   'terminal.env': (config, value: Record<string, string>) => (config.terminal_env = { ...value }),
   'attach.prefix': (config, value: string) => (config.attach.prefix = value),
   'attach.notifications': (config, value: boolean) => (config.attach.notifications = value),
+  answer_rules: (config, value: AnswerRule[], note) => {
+    const seen = new Set<string>();
+    for (const rule of value) {
+      if (seen.has(rule.name)) {
+        note(`rule '${rule.name}' is named twice; only the first is kept`);
+        continue;
+      }
+      seen.add(rule.name);
+      try {
+        config.answer_rules.push({ ...rule, regex: new RegExp(rule.pattern, 'u') });
+      } catch (error) {
+        note(`rule '${rule.name}': pattern is not a regular expression (${(error as Error).message}); the rule is left out`);
+      }
+    }
+  },
+  'supervisor.answer_delay_ms': (config, value: number) => (config.supervisor.answer_delay_ms = value),
+  'supervisor.nudge_stalled': (config, value: boolean) => (config.supervisor.nudge_stalled = value),
+  'supervisor.continue_at_reset': (config, value: boolean) => (config.supervisor.continue_at_reset = value),
+  'supervisor.continue_margin_secs': (config, value: number) => (config.supervisor.continue_margin_secs = value),
 };
 
 /** What the faces need of the config (`serve.status`'s `presentation`, `presentation_changed`). */

@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS } from './limits';
+import { AnswerRule } from './supervisor';
 
 /** One setting of config.json: its schema, and what it takes in a person's words (said when a value is not). */
 export interface ConfigSetting {
@@ -26,6 +27,12 @@ export const CONFIG_SETTINGS = {
   'terminal.env': { schema: Type.Record(Type.String(), Type.String()), expected: 'an object of strings' },
   'attach.prefix': { schema: Type.String({ pattern: '^(ctrl|alt)-[a-z]$' }), expected: 'ctrl-<letter> or alt-<letter>' },
   'attach.notifications': BOOLEAN,
+  // The supervisor (libs/protocol/src/supervisor.ts): every action off unless asked for.
+  answer_rules: { schema: Type.Array(AnswerRule, { maxItems: 100 }), expected: 'a list of rules {name, runtime?, kind: "permission", pattern, answer, per_hour?}' },
+  'supervisor.answer_delay_ms': { schema: Type.Integer({ minimum: 0, maximum: 600000 }), expected: 'a whole number of milliseconds (0-600000)' },
+  'supervisor.nudge_stalled': BOOLEAN,
+  'supervisor.continue_at_reset': BOOLEAN,
+  'supervisor.continue_margin_secs': { schema: Type.Integer({ minimum: 0, maximum: 3600 }), expected: 'a whole number of seconds (0-3600)' },
 } as const satisfies Record<string, ConfigSetting>;
 
 export type ConfigSettingName = keyof typeof CONFIG_SETTINGS;

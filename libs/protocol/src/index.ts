@@ -19,3 +19,4 @@ export * from './pane-terminal';
 export * from './shells';
 export * from './selectors';
 export * from './config';
+export * from './supervisor';

@@ -8,6 +8,7 @@ import { RestartAttempt, RestartMode } from './resume';
 import { method, type MethodSpec } from './schema';
 import { MAX_SELECTOR_CHARS, SELECTOR_STAGES, type SelectorStage } from './selectors';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
+import { AutoAnswer, PaneQueue, QueuedPrompt, QueueId, RuleStatus } from './supervisor';
 import { DigestAgent, TurnRecord } from './turns';
 import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
 
@@ -293,7 +294,7 @@ export const PublicMethods = {
     Type.Object({ entries: Type.Array(ActivityEntry) }),
   ),
   /** Every agent waiting for its person, oldest wait first (an addition: the attention inbox). */
-  'fleet.inbox': method(Empty, Type.Object({ items: Type.Array(InboxItem) })),
+  'fleet.inbox': method(Empty, Type.Object({ items: Type.Array(InboxItem), answered: Type.Optional(Type.Array(AutoAnswer)) })),
   /**
    * Answers a waiting agent the way its runtime's `[answers]` say, only while it still waits at
    * `state_seq`; confirmed like a submit: `left_waiting` says whether its state moved on within 3 s.
@@ -342,6 +343,33 @@ export const PublicMethods = {
   ),
   /** A face says its person is looking now (the digest's default `since_ms`). */
   'fleet.looked': method(Empty, Type.Object({ looked_at_ms: TimeMs })),
+  /**
+   * The supervisor's queue (additions): `queue.add` keeps a prompt until the pane's agent ends its
+   * declared turn (to one idle already it goes at once); each delivery is a submit through the
+   * busy guard and its confirmation, like `surface.send_text`. Writes need the scripting gate.
+   */
+  'queue.add': method(
+    Type.Object({ ...SurfaceTarget, text: Type.String({ minLength: 1 }), scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) }, closed),
+    Type.Object({ item: QueuedPrompt, sent_now: Type.Boolean() }),
+  ),
+  'queue.list': method(Type.Object({ surface_id: Type.Optional(SurfaceId) }, closed), Type.Object({ queues: Type.Array(PaneQueue) })),
+  'queue.remove': method(Type.Object({ id: QueueId }, closed), Type.Object({ removed: QueuedPrompt })),
+  /** Moves a queued prompt to `position` (1: next) within its pane's queue. */
+  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }) }, closed), PaneQueue),
+  /** Sends a queued prompt now, whatever the turn (released from a hold); `force` as `surface.send_text`'s. */
+  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()) }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
+  /**
+   * Answer rules (config.json `answer_rules`): which there are and whether they act (`enabled`:
+   * `rules.set_enabled` turns them all off or on at once, kept across restarts; they act only
+   * where the scripting gate is open, `gated` says when it is not), which one would answer a
+   * declared permission `message`, and turning them off or on.
+   */
+  'rules.list': method(Empty, Type.Object({ enabled: Type.Boolean(), gated: Type.Boolean(), delay_ms: Type.Integer({ minimum: 0 }), rules: Type.Array(RuleStatus) })),
+  'rules.test': method(
+    Type.Object({ message: Type.String({ maxLength: 65536 }), runtime_id: Type.Optional(Type.String()) }, closed),
+    Type.Object({ rule: nullable(Type.String()), answer: nullable(Type.String()), reason: Type.String() }),
+  ),
+  'rules.set_enabled': method(Type.Object({ enabled: Type.Boolean() }, closed), Type.Object({ enabled: Type.Boolean() })),
   'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(

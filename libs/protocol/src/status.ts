@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { LossReason, RestartAttempt } from './resume';
+import { Supervision } from './supervisor';
 import { BlockedKind, DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 /**
@@ -43,7 +44,17 @@ export const SignalReason = Type.Union([
 export type SignalReason = Static<typeof SignalReason>;
 
 /** §3.5. */
-export const NoticeKind = Type.Union([Type.Literal('needs_input'), Type.Literal('finished'), Type.Literal('error')]);
+export const NoticeKind = Type.Union([
+  Type.Literal('needs_input'),
+  Type.Literal('finished'),
+  Type.Literal('error'),
+  // The supervisor's (libs/protocol/src/supervisor.ts): what it did or saw, each said once.
+  Type.Literal('answered_by_rule'),
+  Type.Literal('stalled'),
+  Type.Literal('usage_limit'),
+  Type.Literal('queue_held'),
+  Type.Literal('continue_not_started'),
+]);
 export type NoticeKind = Static<typeof NoticeKind>;
 
 /** §3.7: `surface.status`, `status --json`, the entries of `fleet.list`. */
@@ -84,6 +95,8 @@ export const StatusObject = Type.Object({
   hidden: Type.Optional(Type.Boolean()),
   /** The ids of the agent's subagents running now (its `SubagentStart` hooks without a `SubagentStop`), oldest first. */
   subagents: Type.Optional(Type.Array(Type.String())),
+  /** The supervisor's queue, observations and latest automatic answer (libs/protocol/src/supervisor.ts). */
+  supervision: Type.Optional(Supervision),
 });
 export type StatusObject = Static<typeof StatusObject>;
 

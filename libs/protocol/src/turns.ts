@@ -28,11 +28,13 @@ export const Answerer = Type.Union([
   Type.Literal('desktop'),
   Type.Literal('web'),
   Type.Literal('attach'),
+  // An answer rule of config.json (the supervisor), in the person's place.
+  Type.Literal('rule'),
 ]);
 export type Answerer = Static<typeof Answerer>;
 
-/** Where the prompt that began a turn came from: the agent's hook, or the text of the submit that began it. */
-export const PromptSource = Type.Union([Type.Literal('hook'), Type.Literal('send')]);
+/** Where the prompt that began a turn came from: the agent's hook, the text of the submit that began it, or a queued prompt delivered. */
+export const PromptSource = Type.Union([Type.Literal('hook'), Type.Literal('send'), Type.Literal('queue')]);
 export type PromptSource = Static<typeof PromptSource>;
 
 /** One wait for the person inside a turn: what was declared, and how it ended. */

@@ -56,7 +56,16 @@ export function jsonText(value: unknown, indent?: number): string {
 }
 
 /** A notification's title and body, each cleaned by `displayText`. */
-const NOTICE_REASON: Record<NoticeKind, string> = { needs_input: 'Needs input', finished: 'Finished', error: 'Error' };
+const NOTICE_REASON: Record<NoticeKind, string> = {
+  needs_input: 'Needs input',
+  finished: 'Finished',
+  error: 'Error',
+  answered_by_rule: 'Answered by rule',
+  stalled: 'Stalled',
+  usage_limit: 'Usage limit',
+  queue_held: 'Queue held',
+  continue_not_started: 'Continue did not start',
+};
 
 /**
  * A notification as every face words it: the reason, the pane and its workspace in the title
