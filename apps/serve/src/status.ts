@@ -1,5 +1,5 @@
 import { isSameProcess } from '@paneflow/proc';
-import { HOST_PROTOCOL_VERSION, type EventFrameOf, type SessionRow, type StatusObject } from '@paneflow/protocol';
+import { HOST_PROTOCOL_VERSION, type CliState, type EventFrameOf, type ReducedStatus, type SessionRow, type StatusObject, type Supervision } from '@paneflow/protocol';
 import { ActivityLog } from './activity';
 import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflow/reducer';
 import type { ServeContext } from './context';
@@ -12,6 +12,21 @@ import { paneTitle, promptTitle, providerSessionId, stateOf, statusObject, type 
 const NOTIFICATION_INTERVAL_MS = 1000;
 
 type StatusChange = EventFrameOf<'status_changed'>;
+
+/** A pane's status as it was before a reduction, for the parts that act on a change. */
+export interface Before {
+  status: ReducedStatus;
+  state: CliState;
+  stateSeq: number;
+}
+
+/** A part that acts after each reduction (the supervisor's), once the status is out. */
+export type Follower = (view: View, pane: PaneRecord | undefined, before: Before, now: number) => void;
+
+/** A part's share of a status object's `supervision`. */
+export type SupervisionPart = (view: View, now: number) => Partial<Supervision>;
+
+const NO_SUPERVISION: Supervision = { queued: 0, queue_held: null, stalled: null, limit: null, auto_answer: null };
 
 /**
  * Reduction (REFERENCE.md §3): every change to a view goes through `reduce`, which moves the
@@ -30,6 +45,8 @@ export class Reduction {
   readonly subagents: Subagents;
   /** A record per turn: every reduction may begin, advance or end one. */
   readonly turns: TurnLedger;
+  private readonly followers: Follower[] = [];
+  private readonly supervisionParts: SupervisionPart[] = [];
 
   constructor(private readonly ctx: ServeContext) {
     this.subagents = new Subagents(ctx.endpoints.home, ctx.log);
@@ -71,13 +88,26 @@ export class Reduction {
     for (const notice of notices) this.notify(view, pane, notice);
     // After the status is out: the ledger's work (git, files) must not hold up a face's frame.
     this.turns.observe(view, pane, now);
+    for (const follower of this.followers) follower(view, pane, { status: before.status, state: before.state, stateSeq: before.stateSeq }, now);
     this.scheduleClock(view, now);
+  }
+
+  /** `follower` acts after every reduction from now on. */
+  follow(follower: Follower): void {
+    this.followers.push(follower);
+  }
+
+  /** `part` adds its fields to every status object's `supervision`. */
+  addSupervision(part: SupervisionPart): void {
+    this.supervisionParts.push(part);
   }
 
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
     const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
-    return { ...status, hidden: this.hidden(status.runtime_id), subagents: this.subagents.running(view.session, view.generation), revision: this.revision };
+    const now = Date.now();
+    const supervision = Object.assign({ ...NO_SUPERVISION }, ...this.supervisionParts.map((part) => part(view, now))) as Supervision;
+    return { ...status, hidden: this.hidden(status.runtime_id), subagents: this.subagents.running(view.session, view.generation), supervision, revision: this.revision };
   }
 
   /**
