@@ -80,3 +80,34 @@ test('ps says on stderr that the home cannot be written while it cannot, and no 
   undo = null;
   await until(() => home.run(['ps']).stderr === '', 'ps quiet once the home can be written');
 }, 60_000);
+
+test('the host dies while the home cannot be written: its agent shows lost at once, health names the missing host, and a pane it never saved is named when it goes', async () => {
+  const pids = startInstance();
+  const { surfaces } = await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} }] });
+  const lead = surfaces[0].surface_id;
+  const status = () => home.run(['status', String(lead), '--json']).json<{ lifecycle: string; pid: number | null; reason: string }>();
+  await until(() => status().reason === 'declared', 'the agent declares');
+
+  // Nothing in the home can be made or replaced: manifests, locks, the model.
+  const undos = ['host/sessions', 'host', 'serve'].map((dir) => refuseWrites(state(dir)));
+  undo = () => undos.reverse().forEach((restore) => restore());
+  const split = home.run(['split', 'h', '--target', String(lead)]);
+  expect(split.stderr).toMatch(/cannot be written|not saved/);
+  const splitSession = (await home.rpc('session.list', {})).sessions.find((s) => s.surface_id !== lead)?.session;
+  expect(splitSession).toMatch(/^[0-9a-f-]{36}$/);
+
+  process.kill(pids[1], 'SIGKILL');
+  await until(() => status().lifecycle === 'lost' || null, 'the agent shown lost while no host can start');
+  expect(status().pid).toBeNull();
+  const { health } = await home.rpc('serve.status', {});
+  expect(health.problems.join('\n')).toMatch(/^no host since \S+: its sessions are shown lost and no pane can start/m);
+
+  undo();
+  undo = null;
+  await until(() => home.run(['ps']).stderr === '' || null, 'a host again once the home can be written');
+  const serveLog = readFileSync(state('serve/serve.log'), 'utf8');
+  expect(serveLog).toContain(`the host is gone: 2 sessions shown lost until a host starts again`);
+  expect(serveLog).toMatch(new RegExp(`surface \\d+ is closed: the host has no session ${splitSession} \\(removed elsewhere, or its manifest was never written\\)`));
+  expect(status().lifecycle).toBe('lost');
+  await stopInstance(pids.slice(0, 1));
+}, 90_000);

@@ -63,6 +63,16 @@ export class HostCalls {
     }
   }
 
+  /** Since when serve has followed no host, and why; null while it follows one. */
+  get down(): { sinceMs: number; why: string } | null {
+    return this.link.down;
+  }
+
+  /** Waits (up to the host timeout) for a host that is being started again, as after a crash. */
+  whenConnected(): Promise<boolean> {
+    return this.link.whenConnected(this.timeoutMs);
+  }
+
   start(): Promise<void> {
     return this.link.start();
   }

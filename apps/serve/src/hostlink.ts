@@ -43,8 +43,12 @@ export class HostLink {
   private silence: NodeJS.Timeout | null = null;
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Callers waiting for the next connection (`whenConnected`). */
+  private readonly reconnectWaiters = new Set<() => void>();
   private readonly followTimeoutMs = followTimeoutMs(process.env);
   instance: string | null = null;
+  /** Since when serve has had no host to follow, and why the last try failed: null while following one. */
+  down: { sinceMs: number; why: string } | null = { sinceMs: Date.now(), why: 'not connected yet' };
 
   constructor(
     private readonly endpoints: Endpoints,
@@ -81,19 +85,40 @@ export class HostLink {
           this.silence = null;
           if (this.connection !== connection) return;
           this.connection = null;
+          this.down = { sinceMs: Date.now(), why: 'the connection closed' };
           this.handlers.disconnected();
           if (!this.stopped) setTimeout(() => void this.connect(), RECONNECT_MS);
         });
+        this.down = null;
         this.handlers.connected(sessions);
+        for (const wake of this.reconnectWaiters) wake();
         this.heard(connection);
         await connection.request('agent.follow', { max_frames: FOLLOW_QUEUE_FRAMES, keepalive: true });
         this.log(`following host ${hello.instance} (${sessions.length} sessions)`);
         return;
       } catch (error) {
-        this.log(`host unavailable: ${(error as Error).message}; retrying in ${RECONNECT_MS} ms`);
+        const why = (error as Error).message;
+        // Said once per reason: a host that cannot start fails the same way every second.
+        if (this.down?.why !== why) this.log(`host unavailable: ${why}; retrying every ${RECONNECT_MS} ms`);
+        this.down = { sinceMs: this.down?.sinceMs ?? Date.now(), why };
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
       }
     }
+  }
+
+  /** Resolves true once serve follows a host (at once if it does), false after `timeoutMs`. */
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.down === null) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        this.reconnectWaiters.delete(wake);
+        resolve(connected);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.reconnectWaiters.add(wake);
+    });
   }
 
   /** A frame came: the follow is alive for another read timeout. */

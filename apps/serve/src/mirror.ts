@@ -1,3 +1,5 @@
+import { runningOwner } from '@paneflow/instance';
+import { readProcStat } from '@paneflow/proc';
 import { ErrorCode, HOST_PROTOCOL_VERSION, leaves, RpcError, SESSION_STOP_WAIT_MS, splitPane, SURFACE_CHANGED_MS, type Manifest } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import type { HookIntake } from './hooks';
@@ -75,9 +77,36 @@ export class SessionMirror {
     this.reduction.turns.rebuilt(present);
     // Sessions the host no longer has: their panes go, and their worktrees by the one rule.
     const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session) && !this.removing.has(pane.session));
+    // Removed behind serve's back, or never saved by a host that then died (a full or read-only home).
+    for (const pane of gone) this.ctx.log(`surface ${pane.surface_id} is closed: the host has no session ${pane.session} (removed elsewhere, or its manifest was never written)`);
     for (const pane of gone) this.workspaces.closePane(pane, false);
     tearDownWorktrees(this.ctx, gone, true);
     model.changed();
+  }
+
+  /**
+   * The host's connection closed. If its process is gone too, so are its PTYs: every session it ran
+   * is shown lost now, not `live` with a pid that no longer exists, while no host can start (a full
+   * or read-only home). The next host's manifests say the same once it starts. A host that only
+   * hangs keeps its sessions, and they stay as they were.
+   */
+  hostGone(): void {
+    const holder = runningOwner(this.ctx.endpoints.home, 'host');
+    if (holder && readProcStat(holder.pid)?.state !== 'Z') return;
+    const now = Date.now();
+    let lost = 0;
+    for (const view of this.ctx.views.values()) {
+      if (view.lifecycle !== 'live' && view.lifecycle !== 'starting') continue;
+      view.lifecycle = 'lost';
+      view.lost = { reason: 'host_crash', at_ms: now };
+      view.observation = null;
+      view.agent = null;
+      this.reduction.reduce(view);
+      this.reduction.publishSessionChanged(view);
+      this.reduction.announce(view);
+      lost++;
+    }
+    if (lost > 0) this.ctx.log(`the host is gone: ${lost} session${lost === 1 ? '' : 's'} shown lost until a host starts again`);
   }
 
   /** A host session without a pane (the model was lost, or someone else created it) gets one. */

@@ -51,7 +51,10 @@ export class Serve {
           if (ctx.config.current.restore_on_start && lost.length > 0) void restorer!.restore(lost);
         },
         frame: (frame) => mirror!.onHostFrame(frame),
-        disconnected: () => log('lost the host; reconnecting'),
+        disconnected: () => {
+          log('lost the host; reconnecting');
+          mirror!.hostGone();
+        },
       },
       log,
     );

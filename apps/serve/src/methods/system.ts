@@ -48,6 +48,8 @@ export const systemMethods: MethodFamily = ({ ctx, shutdown }) => ({
 /** What keeps changes from lasting: serve's model unsaved, or manifests the host holds unwritten. */
 async function health(ctx: ServeContext): Promise<{ state: 'ok' | 'degraded'; problems: string[] }> {
   const problems = ctx.model.problem ? [ctx.model.problem] : [];
+  const down = ctx.host.down;
+  if (down) problems.push(`no host since ${new Date(down.sinceMs).toISOString()}: its sessions are shown lost and no pane can start (serve.log says why)`);
   // A host that does not answer at once is not a health problem of the home: status must not wait on it.
   const host = await ctx.host.request('host.status', {}, HOST_STATUS_WAIT_MS).catch(() => null);
   const unwritten = host?.counters.manifests_unwritten ?? 0;
