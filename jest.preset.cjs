@@ -1,6 +1,7 @@
 // Shared by every project's jest.config.cjs: swc for speed, sources mapped through tsconfig paths.
 const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
+const { scaled } = require('./libs/test-time/src/index.js');
 
 const workspaceRoot = __dirname;
 // `@paneflow/x` maps to one file, `@paneflow/x/*` to the files below it.
@@ -14,6 +15,8 @@ const moduleNameMapper = Object.fromEntries(
 
 module.exports = {
   testEnvironment: 'node',
+  // jest's own default, scaled like every deadline of the suite (libs/test-time).
+  testTimeout: scaled(5000),
   transform: {
     '^.+\\.(ts|js|mjs|cjs)$': [
       '@swc/jest',

@@ -1,8 +1,10 @@
+const { scaled } = require('../../libs/test-time/src/index.js');
+
 module.exports = {
   ...require('../../jest.preset.cjs'),
   displayName: 'testing',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Real instances on two shared cores: this bounds a hang, never a speed.
-  testTimeout: 60_000,
+  testTimeout: scaled(60_000),
 };

@@ -1,6 +1,7 @@
 import { createProjectGraphAsync, type ProjectGraph } from '@nx/devkit';
 import { execFileSync } from 'node:child_process';
 import { relative, join } from 'node:path';
+import { scaled } from '@paneflow/test-time';
 
 // Proves the lint rules of eslint.config.mjs: a pure library that reaches for a process, a socket,
 // a file, a PTY, a window or an app fails lint. Each probe is linted as if it were a file of the
@@ -23,7 +24,7 @@ function lint(probes: Probe[]): string[][] {
 beforeAll(async () => {
   // The Nx rule reads the cached project graph; make sure there is one, as `nx lint` does.
   graph = await createProjectGraphAsync({ exitOnError: false });
-}, 60_000);
+}, scaled(60_000));
 
 function pureProjects() {
   return Object.values(graph.nodes).filter((node) => node.data.tags?.includes('type:pure'));
@@ -81,7 +82,7 @@ describe.each(pureSources)('a file of the pure sources $dir', ({ dir }) => {
       ...[...forbidden, ...forbiddenGlobals].map((line) => ({ filePath: probe, code: `${line}\nexport const x = 1;\n` })),
       ...apps.map((app) => ({ filePath: probe, code: `import * as app from '${app}';\nexport const a = app;\n` })),
     ]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('may import its own modules', () => {
     expect(results[0]).toEqual([]);

@@ -1,4 +1,4 @@
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { execFile, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +71,7 @@ beforeAll(async () => {
     npm(['install', '--global', '--prefix', prefix, '--allow-scripts=node-pty', tarball('paneflow')], dir),
     npm(['install', tarball('paneflow-osc7501')], project),
   ]);
-}, 240_000);
+}, scaled(240_000));
 
 /** Processes running a program of this prefix: only this test starts them. */
 function survivors(): number[] {
@@ -149,7 +149,7 @@ describe('the paneflow package', () => {
     expect(outcome(paneflow('stop', '--force'))).toMatchObject({ status: 0 });
     expect(paneflow('serve', 'status').status).toBe(1);
     expect(paneflow('host', 'status').status).toBe(1);
-  }, 120_000);
+  }, scaled(120_000));
 
   test('`hooks setup` writes the installed hook and MCP server, and both run', () => {
     expect(outcome(paneflow('hooks', 'setup'))).toMatchObject({ status: 0 });

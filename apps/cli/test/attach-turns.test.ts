@@ -2,7 +2,7 @@
 // typed into with send-keys, read back with capture-pane, against a real instance whose fixture
 // agent edits files of a real git repository in its turns.
 import type { TurnRecord } from '@paneflow/protocol';
-import { CLI, gitRepo, makeHome, Tmux, turnThatEdits, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, gitRepo, makeHome, scaled, Tmux, turnThatEdits, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const up = await home.rpc('workspace.up', { name: 'ledger', layout: 'even_h', panes: panes.map((p) => ({ ...p, env: {} })) });
   ids = Object.fromEntries(up.surfaces.map((s) => [s.name, s.surface_id]));
   for (const name of ['coder', 'loose']) await until(async () => (await home.rpc('surface.status', { surface_id: ids[name] })).reason === 'declared' || null, `${name} declares`);
-}, 60_000);
+}, scaled(60_000));
 afterAll(() => {
   tmux?.kill();
   home?.cleanup();
@@ -138,7 +138,7 @@ test("prefix t lists the pane's turns coloured by their ending, follows a new on
   await screen(window, (l) => !text(l).includes('Turns of coder') && l.at(-1)!.includes('C-b ? help'), 'Esc closes the overlay');
   // The pane under it is drawn again: the agent's own screen.
   await screen(window, (l) => text(l).includes('done: permission for notes'), "the agent's screen");
-}, 120_000);
+}, scaled(120_000));
 
 test('the list opens on the newest turn; a pane without turns says so; a pane outside git shows serve’s refusal; a narrow terminal cuts every line; the help names the key', async () => {
   await turn('loose', 'look around', 1);

@@ -1,6 +1,6 @@
 // `paneflow attach` as a person meets it: in a real terminal (tmux), typed into with send-keys,
 // read back with capture-pane, against a real instance.
-import { CLI, makeHome, ROOT, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, makeHome, ROOT, scaled, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
 import { spawn, spawnSync } from 'node:child_process';
@@ -45,7 +45,7 @@ async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, wh
  * client whose window changed, or who typed, draws at its size, so one ask may come before it.
  */
 async function sizeSaid(window: TmuxWindow, size: string, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + scaled(20_000);
   for (;;) {
     window.type('stty size');
     window.keys('Enter');

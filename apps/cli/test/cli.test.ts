@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { CLI, makeHome, screen, until, type Home } from '@paneflow/testing';
+import { CLI, makeHome, scaled, screen, until, type Home } from '@paneflow/testing';
 
 /**
  * A socket of the test's in front of serve's public socket (for PANEFLOW_SOCKET_PATH): it passes
@@ -243,7 +243,7 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(row.unread).toBe(true);
     expect(home.run(['sessions', 'ack', row.session]).json()).toEqual({ acked: [row.session] });
     expect(home.run(['status', String(surface_id), '--json']).json()).toMatchObject({ unread: false });
-  }, 90_000);
+  }, scaled(90_000));
 
   test('send --submit that starts no turn: started false, not_started, exit 1', () => {
     // The fixture agent takes a blank line as nothing to do: it declares nothing.
@@ -269,7 +269,7 @@ describe('with an instance (scripting and orchestration on)', () => {
       delete home.env.PANEFLOW_SOCKET_PATH;
       await relay.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   test('wait --pattern sees text already on screen; a wait that never matches exits 4', async () => {
     expect(home.run(['wait', '--match', '1', '--pattern', '^marker-42$', '--timeout', '10']).json()).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'marker-42' });
@@ -293,7 +293,7 @@ describe('with an instance (scripting and orchestration on)', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(home.run(['send', String(surface_id), 'hello', '--submit']).json()).toMatchObject({ agent_target: true, started: null, start_reason: 'no_signal' });
-  }, 60_000);
+  }, scaled(60_000));
 
   test('--report-file appends the report protocol', () => {
     // The block holds newlines, so a shell gets it as a paste.
@@ -337,7 +337,7 @@ describe('with an instance (scripting and orchestration on)', () => {
     // --force is the person's say-so.
     expect(home.run(['key', String(asking), '1', '--force']).code).toBe(0);
     await screen(home, String(asking), /^allowed$/m);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('watch prints the subscription first, then events, and exits 0 on Ctrl-C', async () => {
     const watch = home.start(['watch', '--surface', '1', '--type', 'surface_changed']);
@@ -399,7 +399,7 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(paneIds()).toContain(asking);
     expect(home.run(['close', 'close-asking', '--yes']).code).toBe(0);
     expect(paneIds()).not.toContain(asking);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('close --workspace closes every pane by the same rules: refused while one agent thinks, then --force closes them all', async () => {
     const made = home.run(['new', '--name', 'closing', '--cwd', home.dir]).json<{ index: number; surface_id: number }>();
@@ -421,7 +421,7 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(paneIds()).not.toContain(made.surface_id);
     const { workspaces } = await home.rpc('workspace.list', {});
     expect(workspaces.map((w) => w.name)).not.toContain('closing');
-  }, 60_000);
+  }, scaled(60_000));
 
   test('select, and a spec file that is not there is a usage error', () => {
     expect(home.run(['select', '0']).json()).toMatchObject({ index: 0 });
@@ -498,7 +498,7 @@ describe('with scripting only', () => {
     expect(result.stderr).not.toMatch(/failed/);
     expect(result.json()).toMatchObject({ ok: true, steps: [{ id: 'ask', status: 'done' }, { id: 'again', status: 'done' }] });
     expect(result.code).toBe(0);
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe('with orchestration only', () => {
@@ -534,7 +534,7 @@ describe('with orchestration only', () => {
     const ran = home.run(['flow', 'run', panes, '--json']);
     expect(ran.json()).toMatchObject({ ok: true, steps: [{ id: 'sh', status: 'done' }] });
     expect(ran.code).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('with the gates closed', () => {

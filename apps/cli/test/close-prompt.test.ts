@@ -1,6 +1,6 @@
 // `paneflow close` on a terminal: the y/N question a person answers (REFERENCE.md §1.4), typed
 // into a real terminal (tmux) with send-keys and read back with capture-pane.
-import { CLI, makeHome, runsExactly, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, makeHome, runsExactly, scaled, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 
 let home: Home;
 let tmux: Tmux;
@@ -113,5 +113,5 @@ describe('a host that does not answer (stopped with SIGSTOP)', () => {
     } finally {
       stuck.cleanup();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -1,4 +1,4 @@
-import { makeHome, refuseWrites, until, type Home } from '@paneflow/testing';
+import { makeHome, refuseWrites, scaled, until, type Home } from '@paneflow/testing';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -62,7 +62,7 @@ test('files of the wrong shape in a stopped home: start, ps and stop --force wor
   const hostLog = readFileSync(state('host/host.log'), 'utf8');
   for (const name of Object.keys(manifests)) expect(occurrences(hostLog, `unreadable manifest ${name}:`)).toBe(1);
   expect(occurrences(readFileSync(state('serve/serve.log'), 'utf8'), 'workspaces.json is not a saved model:')).toBe(1);
-}, 60_000);
+}, scaled(60_000));
 
 test('ps says on stderr that the home cannot be written while it cannot, and no more once it can', async () => {
   expect(home.run(['new', '--cwd', home.dir]).code).toBe(0);
@@ -79,7 +79,7 @@ test('ps says on stderr that the home cannot be written while it cannot, and no 
   undo();
   undo = null;
   await until(() => home.run(['ps']).stderr === '', 'ps quiet once the home can be written');
-}, 60_000);
+}, scaled(60_000));
 
 test('the host dies while the home cannot be written: its agent shows lost at once, health names the missing host, and a pane it never saved is named when it goes', async () => {
   const pids = startInstance();
@@ -110,4 +110,4 @@ test('the host dies while the home cannot be written: its agent shows lost at on
   expect(serveLog).toMatch(new RegExp(`surface \\d+ is closed: the host has no session ${splitSession} \\(removed elsewhere, or its manifest was never written\\)`));
   expect(status().lifecycle).toBe('lost');
   await stopInstance(pids.slice(0, 1));
-}, 90_000);
+}, scaled(90_000));

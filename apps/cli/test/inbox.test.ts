@@ -5,7 +5,7 @@ import { encode } from '@paneflow/osc7501';
 import { InboxItem, validate } from '@paneflow/protocol';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, screen, until, type Home } from '@paneflow/testing';
+import { makeHome, scaled, screen, until, type Home } from '@paneflow/testing';
 
 type Item = InboxItem;
 
@@ -46,7 +46,7 @@ describe('with scripting on', () => {
     first = (await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [pane('lead')] })).surfaces[0].surface_id;
     second = (await home.rpc('workspace.up', { name: 'web', layout: 'even_h', panes: [pane('helper')] })).surfaces[0].surface_id;
     await until(() => [first, second].every((id) => state(home, id).reason === 'declared') || null, 'both agents declare');
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(() => home?.cleanup());
 
   test('inbox lists the waiting agents oldest first, with workspace, pane, tool, kind, message, wait and answers', async () => {
@@ -67,7 +67,7 @@ describe('with scripting on', () => {
     expect(table[0]).toMatch(/^WAITING\s+WORKSPACE\s+ID\s+NAME\s+TOOL\s+KIND\s+ANSWERS\s+MESSAGE$/);
     expect(table[1]).toMatch(new RegExp(`^\\d+s\\s+api\\s+${first}\\s+lead\\s+claude\\s+permission\\s+yes\\|always\\|no\\s+approve Bash: deploy permission$`));
     expect(table[2]).toMatch(new RegExp(`^\\d+s\\s+web\\s+${second}\\s+helper\\s+claude\\s+question\\s+<text>\\s+which name\\? \\(ship it question\\)$`));
-  }, 60_000);
+  }, scaled(60_000));
 
   test('answer yes to a permission prompt runs the tool; a text answer answers a question; both leave the wait (exit 0)', async () => {
     const yes = home.run(['answer', String(first), 'yes']);
@@ -81,7 +81,7 @@ describe('with scripting on', () => {
     expect(text.code).toBe(0);
     await screen(home, String(second), /^answer: use the name atlas$/m);
     expect(inbox(home)).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('an answer given the moment the prompt shows waits for the runtime’s settle_ms, so a menu not yet listening loses nothing', async () => {
     expect(home.run(['send', String(first), 'tag release permission', '--submit', '--scope', 'all']).code).toBe(0);
@@ -89,7 +89,7 @@ describe('with scripting on', () => {
     expect(home.run(['answer', String(first), 'yes']).code).toBe(0);
     await screen(home, String(first), /tag release permission[\s\S]*^allowed$/m);
     await until(() => state(home, first).state === 'finished' || null, 'the turn finished');
-  }, 60_000);
+  }, scaled(60_000));
 
   test('answer no declines: the turn ends at the prompt; an unknown answer is a usage error and types nothing', async () => {
     expect(home.run(['send', String(first), 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
@@ -102,7 +102,7 @@ describe('with scripting on', () => {
     expect(home.run(['answer', String(first), 'no']).code).toBe(0);
     await screen(home, String(first), /^denied$/m);
     expect(state(home, first).state).toBe('idle');
-  }, 60_000);
+  }, scaled(60_000));
 
   test('an agent that moved on is not answered, and nothing is typed into it (not_waiting, exit 1)', async () => {
     expect(home.run(['send', String(first), 'rotate keys permission', '--submit', '--scope', 'all']).code).toBe(0);
@@ -135,7 +135,7 @@ describe('with scripting on', () => {
     const [current] = await until(() => (inbox(home).length === 1 ? inbox(home) : null), 'it asks once more');
     expect(home.run(['answer', String(first), 'yes', '--seq', String(current.state_seq)]).code).toBe(0);
     await screen(home, String(first), /merge branch permission[\s\S]*^allowed$/m);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('a runtime that names no answers: listed as answered by hand, and answer says so (exit 1) and types nothing', async () => {
     const codex = (await home.rpc('workspace.up', { name: 'by-hand', layout: 'even_h', panes: [{ name: 'cx', cwd: home.dir, command: stuckAgent(home, 'codex', 'codex'), focus: false, env: {} }] })).surfaces[0].surface_id;
@@ -147,7 +147,7 @@ describe('with scripting on', () => {
     expect(refused.stderr).toContain('no_answers: codex has no answers for permission prompt; answer by hand in the pane');
     expect(home.run(['read', String(codex), '--raw']).stdout).not.toMatch(/^got /m);
     await home.rpc('surface.close', { surface_id: codex });
-  }, 60_000);
+  }, scaled(60_000));
 
   test('inbox --watch redraws as agents start and stop waiting, until Ctrl-C (exit 0)', async () => {
     const watch = home.start(['inbox', '--watch']);
@@ -160,7 +160,7 @@ describe('with scripting on', () => {
     await until(() => copies().at(-1)?.includes('no agent is waiting for you') || null, 'a copy with nobody waiting again');
     process.kill(watch.child.pid!, 'SIGINT');
     expect(await watch.exited).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('an agent still waiting 3 s after its answer was typed: exit 4, left_waiting false', async () => {
     const stuck = (await home.rpc('workspace.up', { name: 'stuck', layout: 'even_h', panes: [{ name: 'stuck', cwd: home.dir, command: stuckAgent(home, 'claude', 'claude-code'), focus: false, env: {} }] })).surfaces[0].surface_id;
@@ -170,7 +170,7 @@ describe('with scripting on', () => {
     expect(result.json()).toMatchObject({ surface_id: stuck, answered: true, left_waiting: false, state: 'waiting_for_input' });
     // What was typed is the runtime's key for `always`, and only that.
     await screen(home, String(stuck), /^got "2"$/m);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 test('with scripting off, answer is refused and nothing is typed; inbox still lists', async () => {
@@ -186,4 +186,4 @@ test('with scripting off, answer is refused and nothing is typed; inbox still li
   } finally {
     home.cleanup();
   }
-}, 60_000);
+}, scaled(60_000));

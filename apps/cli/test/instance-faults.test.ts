@@ -1,6 +1,6 @@
 import { resolveEndpoints } from '@paneflow/instance';
 import type { SessionRow } from '@paneflow/protocol';
-import { makeHome, refuseWrites, until, type Home } from '@paneflow/testing';
+import { makeHome, refuseWrites, scaled, until, type Home } from '@paneflow/testing';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -85,7 +85,7 @@ test('with the host stopped, read and send wait for serve’s answer, which says
   } finally {
     process.kill(host, 'SIGCONT');
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('restart and restore wait for the resume’s verdict: one not judged in time is reported pending', async () => {
   writeFileSync(join(home.dir, 'team.toml'), 'name = "team"\n[[panes]]\nname = "lead"\ncommand = "claude"\ncwd = "."\n');
@@ -114,4 +114,4 @@ test('restart and restore wait for the resume’s verdict: one not judged in tim
   expect(restored.stderr).toBe('');
   expect(restored.stdout).toBe(pending);
   expect(restored.code).toBe(0);
-}, 120_000);
+}, scaled(120_000));

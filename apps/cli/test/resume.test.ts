@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionRow } from '@paneflow/protocol';
-import { makeHome, screen, until, type Home } from '@paneflow/testing';
+import { makeHome, scaled, screen, until, type Home } from '@paneflow/testing';
 
 // Never lose an agent (REFERENCE.md §1.2, §6.1): the fixture agent keeps its conversations as
 // Claude Code does, so a host crash, a reboot or an exit is followed by `restore`/`restart` that
@@ -119,7 +119,7 @@ test('kill -9 the host while two agents are mid-turn; start; restore: both resum
   // The resumed agent takes a turn as before.
   expect(home.run(['send', 'worker', 'one more', '--submit', '--scope', 'all']).code).toBe(0);
   expect(home.run(['restore']).stdout).toBe('nothing to restore: every agent pane is running\n');
-}, 120_000);
+}, scaled(120_000));
 
 test('kill -9 of the host mid-turn: the restored pane shows what it last showed, marked as history, above the resumed conversation', async () => {
   upTeam([{ name: 'lead', command: 'claude --work-ms 600000' }]);
@@ -140,7 +140,7 @@ test('kill -9 of the host mid-turn: the restored pane shows what it last showed,
   const marker = shown.indexOf('── above: what this pane showed before the host stopped (');
   expect(shown.slice(0, marker)).toMatch(/> write the tests\nthinking about: write the tests/);
   expect(shown.slice(marker)).toContain(`❯ write the tests\nconversation ${id}`);
-}, 120_000);
+}, scaled(120_000));
 
 test('a resume that prints a failure marker is reported as failed and nothing starts in its place; --fresh starts the launch', async () => {
   upTeam([{ name: 'lead', command: 'claude' }]);
@@ -172,7 +172,7 @@ test('a resume that prints a failure marker is reported as failed and nothing st
     return r.generation === 3 && r.provider_session_id !== id && r.provider_session_id;
   }, 'a new conversation');
   expect(newId).not.toBe(id);
-}, 90_000);
+}, scaled(90_000));
 
 test('an agent that ended after /clear resumes the conversation it was in, not the one it started with', async () => {
   upTeam([{ name: 'lead', command: 'claude' }]);
@@ -196,7 +196,7 @@ test('an agent that ended after /clear resumes the conversation it was in, not t
   expect(restarted.json()).toMatchObject({ mode: 'session', restart: { provider_session_id: second, outcome: 'resumed' } });
   const text = await screen(home, 'lead', /❯ second task/);
   expect(text).not.toContain('❯ first task');
-}, 90_000);
+}, scaled(90_000));
 
 test('after a simulated reboot (every process killed, the runtime dir emptied) start brings the workspace back lost, and restore resumes it', async () => {
   upTeam([
@@ -224,7 +224,7 @@ test('after a simulated reboot (every process killed, the runtime dir emptied) s
   expect(restore.stdout).toBe(`api: resumed conversation ${ids.api}\nweb: resumed conversation ${ids.web}\n`);
   expect(restore.code).toBe(0);
   await screen(home, 'web', /❯ build the web/);
-}, 120_000);
+}, scaled(120_000));
 
 test('restore_on_start resumes what a host crash lost, at most two agents starting at once', async () => {
   home.writeConfig({ restore_on_start: true });
@@ -248,4 +248,4 @@ test('restore_on_start resumes what a host crash lost, at most two agents starti
   expect(settled).toHaveLength(3);
   const third = resumed.find((r) => r.surface_id === 3)!;
   expect(third.restart!.at_ms).toBeGreaterThanOrEqual(Math.min(...settled));
-}, 120_000);
+}, scaled(120_000));

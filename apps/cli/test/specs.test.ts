@@ -4,7 +4,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { connectHost } from '@paneflow/instance/connect';
 import { resolveEndpoints } from '@paneflow/instance/endpoints';
-import { makeHome, ROOT, screen, until, type Home } from '@paneflow/testing';
+import { makeHome, ROOT, scaled, screen, until, type Home } from '@paneflow/testing';
 
 const FIXTURE_AGENT = join(ROOT, 'fixtures/agent.mjs');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });
@@ -80,7 +80,7 @@ describe('paneflow up', () => {
     expect(existsSync(`${repo}.worktrees/feat-login`)).toBe(false); // clean, auto: removed
     expect(existsSync(`${repo}.worktrees/feat-api-pagination`)).toBe(true); // keep
     expect(git(repo, 'branch', '--list', 'feat/login')).toMatch(/feat\/login/); // the branch stays
-  }, 90_000);
+  }, scaled(90_000));
 
   test('teardown auto keeps a dirty worktree', async () => {
     const file = join(repo, 'dirty.toml');
@@ -256,7 +256,7 @@ capture = { var = "joined", lines = 1 }
       ['probe[web]', 'done'],
       ['join', 'done'],
     ]);
-  }, 90_000);
+  }, scaled(90_000));
 
   test('a ready barrier that never matches exits 4 and leaves its panes', () => {
     const file = join(repo, 'stuck.toml');
@@ -294,7 +294,7 @@ capture = { var = "joined", lines = 1 }
     const result = home.run(['flow', 'run', file, '--json'], { env: { PANEFLOW_WORKSPACE_ID: caller.id } });
     expect(result.json()).toMatchObject({ ok: true, steps: [{ id: 'sh', status: 'done' }, { id: 'poke', status: 'done', error: null }] });
     expect(result.code).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 
   test("a send step's idle wait is bounded by defaults.timeout_secs", async () => {
     expect(home.run(['start']).code).toBe(0);
@@ -315,7 +315,7 @@ capture = { var = "joined", lines = 1 }
     const report = JSON.parse(run.lines.join('\n')) as { workspace: { index: number } };
     expect(report).toMatchObject({ ok: false, steps: [{ id: 'noisy', status: 'done' }, { id: 'poke', status: 'timeout', error: 'the target pane never went idle within 2 s' }] });
     await home.rpc('workspace.close', { index: report.workspace.index }); // the noisy shell stops
-  }, 90_000);
+  }, scaled(90_000));
 
   test('fail_fast (the default): after a failure nothing more starts, what is running ends', async () => {
     // `good` gets ready only once `bad` has timed out, and `later` needs `good`.
@@ -338,7 +338,7 @@ capture = { var = "joined", lines = 1 }
       ['later', 'skipped'],
     ]);
     expect(home.run(['status', 'ff-later', '--scope', 'all']).code).toBe(3); // never made
-  }, 90_000);
+  }, scaled(90_000));
 
   test('Ctrl-C stops the orchestration: its steps cancelled, nothing more starts, the panes stay, exit 1', async () => {
     const file = join(repo, 'interrupted.toml');
@@ -387,5 +387,5 @@ capture = { var = "joined", lines = 1 }
     expect(report.captures.notes.api).toMatch(/^DONE$/m);
     expect(report.captures.notes.web).toMatch(/Implement the ticket in web/);
     expect(existsSync(`${repo}.worktrees/review-api/api/main.py`)).toBe(true);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -3,7 +3,7 @@
 // and a flow's `on_failure = "continue"` at run time (§5.7).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, until, type Home } from '@paneflow/testing';
+import { makeHome, scaled, until, type Home } from '@paneflow/testing';
 
 type Line = { type: string; at_ms: number } & Record<string, unknown>;
 
@@ -40,7 +40,7 @@ test('watch --events-only prints neither the subscription nor heartbeats, only t
     quiet.child.kill();
     plain.child.kill();
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('sessions --follow prints a line per status or session change, and goes on through a serve restart', async () => {
   await home.rpc('workspace.up', { name: 'follow', layout: 'even_h', panes: [pane('auto', 'claude --auto 400 --work-ms 50')] });
@@ -58,7 +58,7 @@ test('sessions --follow prints a line per status or session change, and goes on 
   } finally {
     follow.child.kill();
   }
-}, 90_000);
+}, scaled(90_000));
 
 test("an agent pane starts without its runtime's strip_inherited variables; a shell keeps them", async () => {
   const up = await home.rpc('workspace.up', {
@@ -80,7 +80,7 @@ test("an agent pane starts without its runtime's strip_inherited variables; a sh
   const named = (vars: string[]) => vars.filter((v) => /^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT)=/.test(v)).sort();
   expect(named(environ(pid!))).toEqual([]);
   expect(named(environ(manifest.process.pid))).toEqual(['CLAUDECODE=1', 'CLAUDE_CODE_ENTRYPOINT=cli']);
-}, 60_000);
+}, scaled(60_000));
 
 test('on_failure = "continue": a failed step skips what needs it, and the rest still runs after the failure', async () => {
   const file = join(home.dir, 'continue.toml');
@@ -123,4 +123,4 @@ ready = { pattern = "^second-ok$" }
   } finally {
     flow.child.kill();
   }
-}, 90_000);
+}, scaled(90_000));

@@ -3,7 +3,7 @@
 // pipe), `paneflow digest` says what happened since the person last looked, and `turns prune`
 // removes the records and their refs. A real instance, the fixture agent as `claude`, a real git repository.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, makeHome, turnThatEdits, until, type Git, type Home } from '@paneflow/testing';
+import { gitRepo, makeHome, scaled, turnThatEdits, until, type Git, type Home } from '@paneflow/testing';
 import { join } from 'node:path';
 
 let home: Home;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   surface = (await home.rpc('workspace.up', { name: 'ledger', layout: 'even_h', panes: [{ name: 'coder', cwd: repo, command: 'claude', focus: true, env: {} }] })).surfaces[0].surface_id;
   await until(() => home.run(['status', 'coder', '--json', '--scope', 'all']).json<{ reason: string }>().reason === 'declared', 'the agent declares');
   await turnThatEdits(home.rpc, surface, 'permission to edit\n@write src/app.js console.log("\\x1b[31mred\\x1b[0m")\n@append README more');
-}, 60_000);
+}, scaled(60_000));
 afterAll(() => home?.cleanup());
 
 test('turns lists each turn as a table and as JSON; --since and --limit narrow it', () => {

@@ -1,4 +1,4 @@
-import { makeHome, runsExactly, until, type Home } from '@paneflow/testing';
+import { makeHome, runsExactly, scaled, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   expect(home.run(['start']).code).toBe(0);
   desktop = await openDesktop(home.env);
   page = desktop.page;
-}, 60_000);
+}, scaled(60_000));
 afterEach(() => {
   // A renderer exception or a lost push fails the test it happened in.
   expect(desktop.errors.splice(0)).toEqual([]);
@@ -270,7 +270,7 @@ describe('the renderer against a real instance', () => {
       intervals: [...(window as unknown as { __paneflowIntervals: Map<number, number> }).__paneflowIntervals.values()],
     }));
     expect(after).toEqual({ running: false, intervals: expect.not.arrayContaining([SPINNER_TICK_MS]) });
-  }, 90_000);
+  }, scaled(90_000));
 
   test('with reduce_motion a working agent shows a static mark and no clock runs', async () => {
     home.writeConfig({ reduce_motion: true });
@@ -621,7 +621,7 @@ describe('closing while the host does not answer (stopped with SIGSTOP)', () => 
     expect(stuck.run(['start']).code).toBe(0);
     surface = (await stuck.rpc('workspace.create', { cwd: stuck.dir, name: 'stuck' })).surface_id;
     face = await openDesktop(stuck.env);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await face?.close();
     stuck?.cleanup();
@@ -667,5 +667,5 @@ describe('closing while the host does not answer (stopped with SIGSTOP)', () => 
     await until(() => !runsExactly(sleeper), 'the closed pane’s program stopped once the host answers');
     expect(await listed()).toEqual([]);
     expect(face.errors.splice(0)).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -1,7 +1,7 @@
 // `paneflow web`'s WebSocket as a hand-written client sees it (no browser), JSON-RPC 2.0: a call it cannot pass
 // on is refused as serve's own socket refuses it.
 import { resolveEndpoints } from '@paneflow/instance';
-import { makeHome, type Home } from '@paneflow/testing';
+import { makeHome, scaled, type Home } from '@paneflow/testing';
 import { createConnection } from 'node:net';
 import { WebSocket } from 'ws';
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1' });
   web = home.start(['web']);
   url = new URL(await web.line((line) => line.startsWith('http://'), 30_000));
-}, 60_000);
+}, scaled(60_000));
 afterAll(async () => {
   if (web && web.child.exitCode === null) {
     web.child.kill('SIGTERM');

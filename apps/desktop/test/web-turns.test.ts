@@ -4,7 +4,7 @@
 // the list following new turns, and the digest of what happened while you were away (first on a
 // phone), which the page reads before it marks that you looked.
 import type { TurnRecord } from '@paneflow/protocol';
-import { gitRepo, holdingGit, makeHome, turnThatEdits, until, type Home } from '@paneflow/testing';
+import { gitRepo, holdingGit, makeHome, scaled, turnThatEdits, until, type Home } from '@paneflow/testing';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   await until(async () => (await home.rpc('surface.status', { surface_id: agent })).reason === 'declared' || null, 'the agent declares');
   // A turn behind a permission question, answered from the inbox, that edits three files (one holds an ESC, one is binary).
   await turnThatEdits(home.rpc, agent, 'permission to edit\n@write src/app.js console.log("\\x1b[31mred")\n@write notes.md one\n@bytes img.bin');
-}, 90_000);
+}, scaled(90_000));
 afterEach(() => {
   expect(face.errors.splice(0)).toEqual([]);
 });
@@ -96,7 +96,7 @@ test('at a desktop’s size: the digest in the sidebar, a pane’s turns, and a 
   } finally {
     await context.close();
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('a turn outside git shows its record and says why there is no diff', async () => {
   const plain = join(home.dir, 'plain');
@@ -118,7 +118,7 @@ test('a turn outside git shows its record and says why there is no diff', async 
   } finally {
     await context.close();
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('a turn whose start snapshot came late (git slow to answer) says that what changed before it is not in its diff', async () => {
   // A repository serve has not looked at yet, and a git first on serve's PATH that can hold the
@@ -155,7 +155,7 @@ test('a turn whose start snapshot came late (git slow to answer) says that what 
     await context.close();
     await home.rpc('workspace.close', { workspace_id: up.workspace.id });
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('at a phone’s size: the digest comes first, a tap opens the agent’s turns full-screen, a turn its diff; the bar opens them too', async () => {
   // The desktop's page marked that you looked: the digest now holds only what came after.
@@ -190,4 +190,4 @@ test('at a phone’s size: the digest comes first, a tap opens the agent’s tur
   } finally {
     await context.close();
   }
-}, 60_000);
+}, scaled(60_000));

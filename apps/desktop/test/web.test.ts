@@ -1,6 +1,6 @@
 // `paneflow web`, the real process (the built CLI) on a real instance, in Debian's Chromium at a
 // desktop's size and at a phone's (device emulation): the same renderer, its API over a WebSocket.
-import { makeHome, until, type Home } from '@paneflow/testing';
+import { makeHome, scaled, until, type Home } from '@paneflow/testing';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   face = await startWebFace(home);
   ({ url } = face);
   token = url.searchParams.get('token')!;
-}, 60_000);
+}, scaled(60_000));
 afterEach(() => {
   // A renderer exception fails the test it happened in.
   expect(face.errors.splice(0)).toEqual([]);
@@ -355,7 +355,7 @@ describe('paneflow web', () => {
       await page.locator('.phone-keys button[data-key="ctrl-c"]').tap();
       await page.keyboard.type("printf '\\033[?1l'");
       await page.keyboard.press('Enter');
-    }, 60_000);
+    }, scaled(60_000));
 
     test('a wait while the page is not in front raises one browser notification; clicking it opens the pane', async () => {
       const shown = () => page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string; tag: string }> }).shown.map(({ title, body, tag }) => ({ title, body, tag })));

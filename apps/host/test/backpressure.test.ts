@@ -7,6 +7,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Session } from '../src/session';
 import { serveTerminals } from '../src/terminal-thread';
 import { TerminalPool } from '../src/terminals';
+import { scaled } from '@paneflow/testing';
 
 jest.mock('node-pty', () => ({ spawn: jest.fn() }));
 // The stand-in has no kernel stream to read at its exit.
@@ -106,7 +107,7 @@ test('a terminal that falls 256 KiB behind pauses the PTY until it catches up, a
   );
   session.start({});
   try {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + scaled(60_000);
     while (session.terminal.parsed < fake.total && Date.now() < deadline) await session.terminal.settled();
     expect(fake.written).toBe(fake.total);
     expect(fake.pauses).toBeGreaterThan(0);
@@ -121,4 +122,4 @@ test('a terminal that falls 256 KiB behind pauses the PTY until it catches up, a
     session.dispose();
     channel.port1.close();
   }
-}, 90_000);
+}, scaled(90_000));

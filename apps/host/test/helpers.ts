@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '@paneflow/testing';
 
 export const ROOT = join(__dirname, '../../..');
 /** The bundled host; PANEFLOW_TEST_HOST_BIN runs the tests against another build of it. */
@@ -44,7 +45,7 @@ export function readFramesUntil<F extends { type: string }>(socket: Socket, last
   return { frames, done };
 }
 
-export async function waitUntil(test: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+export async function waitUntil(test: () => boolean, what: string, timeoutMs = scaled(20_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {
     if (Date.now() > deadline) throw new Error(`never: ${what}`);
@@ -202,7 +203,7 @@ export class FrameLog<F> {
   /** The first frame from index `from` on that passes `test`. */
   wait<T extends F>(test: (frame: F) => frame is T, timeoutMs?: number, from?: number): Promise<T>;
   wait(test: (frame: F) => boolean, timeoutMs?: number, from?: number): Promise<F>;
-  wait(test: (frame: F) => boolean, timeoutMs = 20_000, from = 0): Promise<F> {
+  wait(test: (frame: F) => boolean, timeoutMs = scaled(20_000), from = 0): Promise<F> {
     return new Promise((resolve, reject) => {
       let seen = from;
       let check = () => undefined as void;
@@ -264,7 +265,7 @@ export class HostClient {
   /** The first frame (already received, or from index `from` on, or still to come) that passes `test`. */
   frame<T extends HostFrame>(test: (frame: HostFrame) => frame is T, timeoutMs?: number, from?: number): Promise<T>;
   frame(test: (frame: HostFrame) => boolean, timeoutMs?: number, from?: number): Promise<HostFrame>;
-  frame(test: (frame: HostFrame) => boolean, timeoutMs = 20_000, from = 0): Promise<HostFrame> {
+  frame(test: (frame: HostFrame) => boolean, timeoutMs = scaled(20_000), from = 0): Promise<HostFrame> {
     return this.log.wait(test, timeoutMs, from);
   }
 
@@ -282,7 +283,7 @@ export class HostClient {
   }
 
   /** Re-reads the session after each output frame until its text matches. */
-  async screenMatching(session: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  async screenMatching(session: string, pattern: RegExp, timeoutMs = scaled(20_000)): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const count = this.frames.length;

@@ -7,6 +7,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { FOLLOWER_MAX_FRAMES, FOLLOWER_MAX_STATUS_BYTES } from '../src/follower';
 import { HOST_BIN, hostCli, makeHostHome, processesOfHome, readFramesUntil, running, startHost, waitUntil, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 let host: TestHost | null = null;
 afterEach(async () => {
@@ -278,7 +279,7 @@ describe('faults', () => {
     await done;
     expect(pictureOf(frames, session)).toEqual(state.records);
     stalled.destroy();
-  }, 200_000);
+  }, scaled(200_000));
 
   test('a host that is killed leaves a start that works', async () => {
     host = await startHost();

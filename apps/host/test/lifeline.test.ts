@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostCli, processesOfHome, running, startHost, waitUntil, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 // A host that is stopping, stopped by a signal, or hung: what its clients and `stop` do then.
 let host: TestHost | null = null;
@@ -28,7 +29,7 @@ test('once the host has begun to stop, session.ensure and session.create are ref
   await waitUntil(() => !running(host!.pid), 'the host exits');
   expect(running(pid)).toBe(false);
   expect(existsSync(join(host.env.PANEFLOW_HOME!, 'host/sessions', `${fresh}.json`))).toBe(false);
-}, 60_000);
+}, scaled(60_000));
 
 test('stop --force stops a host that does not answer on its socket (stopped by SIGSTOP), and its sessions', async () => {
   host = await startHost();
@@ -45,7 +46,7 @@ test('stop --force stops a host that does not answer on its socket (stopped by S
   expect(JSON.parse(stopped.stdout)).toEqual({ stopped: true, pid: host.pid, signalled: true });
   expect(stopped.code).toBe(0);
   expect([running(host.pid), running(pid)]).toEqual([false, false]);
-}, 60_000);
+}, scaled(60_000));
 
 test('start beside a host that runs but does not answer waits for it, and never starts a second', async () => {
   host = await startHost();
@@ -59,4 +60,4 @@ test('start beside a host that runs but does not answer waits for it, and never 
   } finally {
     process.kill(host.pid, 'SIGCONT');
   }
-}, 60_000);
+}, scaled(60_000));

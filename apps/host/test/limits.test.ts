@@ -1,5 +1,6 @@
 import { HOST_CONTROL_FRAME_BYTES, RpcError } from '@paneflow/protocol';
 import { makeHostHome, waitUntil, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 // The host's limits of REFERENCE.md §1.2 that protect it from a client: the checkpoint cap
 // (-32022) and the size of a control frame; the per-connection queue is @paneflow/rpc's (its tests).
@@ -49,4 +50,4 @@ test('a follower that asked for keepalives gets one when nothing else happened f
   await client.request('agent.follow', { keepalive: true });
   await waitUntil(() => frames.some((f) => f.type === 'keepalive'), 'a keepalive', 30_000);
   expect(frames[0].type).toBe('snapshot');
-}, 60_000);
+}, scaled(60_000));

@@ -3,6 +3,7 @@ import { type OutputFrame } from '@paneflow/protocol';
 import { Terminal } from '@xterm/headless';
 import { createConnection, type Socket } from 'node:net';
 import { readFramesUntil, startHost, type HostClient, type OutputStream, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 let host: TestHost;
 let client: HostClient;
@@ -198,7 +199,7 @@ describe('a flood of 9 MiB, past the 8 MiB tail', () => {
     await client.request('session.input', { session, text: 'go\r', origin: 'automation' });
     // The flood is over once the mirror that reads has it all.
     await reader.wait((f) => f.type === 'output_data' && f.offset + Buffer.from(f.data, 'base64').length >= end, 60_000);
-  }, 90_000);
+  }, scaled(90_000));
 
   afterAll(() => {
     reader?.close();

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SavedScreen } from '../src/saved-screens';
 import { running, startHost, waitUntil, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 // Each session's screen on disk (the host's README, "Saved screens"): a host killed with -9 loses
 // no screen; the lost session, restarted on the next host, shows it above its new process.
@@ -74,7 +75,7 @@ test('kill -9 mid-output: the next host restarts the lost session below its last
   // The new generation saves its own screen, history included: a second crash loses it no more.
   await waitUntil(() => saved(session)?.generation === 2, 'the new generation saved');
   expect(saved(session)!.checkpoint).toContain(`line ${lastLine}`);
-}, 90_000);
+}, scaled(90_000));
 
 test('an exit saves the last screen; a removed session takes its screen with it; the next host removes a screen without a manifest', async () => {
   host = await startHost();

@@ -2,6 +2,7 @@ import { Terminal } from '@xterm/headless';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { CHECKPOINT_REPLAY_BYTES } from '@paneflow/protocol';
 import { startHost, type HostClient, type TestHost } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 let host: TestHost;
 let client: HostClient;
@@ -194,5 +195,5 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     const firstRow = term.buffer.active.getLine(0)!;
     expect([0, 2, 78].map((x) => firstRow.getCell(x)!.getFgColor())).toEqual([first % 8, (first + 1) % 8, (first + 39) % 8]);
     term.dispose();
-  }, 180_000);
+  }, scaled(180_000));
 });

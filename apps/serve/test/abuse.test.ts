@@ -1,5 +1,5 @@
 import { MAX_SUBSCRIBERS, type RpcError } from '@paneflow/protocol';
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { startInstance, type EventStream, type Instance } from './helpers';
@@ -66,7 +66,7 @@ test('a subscriber that never reads while 10,000 events flow costs bounded memor
   expect(reader.frames.filter((f) => f.type === 'workspace_changed').length).toBeGreaterThanOrEqual(9000);
   expect(rssKb(pf.servePid) - before).toBeLessThan(100 * 1024);
   stalled.destroy();
-}, 120_000);
+}, scaled(120_000));
 
 test('an object, array or boolean id is -32600 with id null', async () => {
   for (const id of ['{"a":1}', '[1]', 'true', 'false']) {

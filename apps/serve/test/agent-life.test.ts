@@ -1,5 +1,5 @@
 import { ACTIVITY_LOG_ENTRIES, RpcError, type Manifest } from '@paneflow/protocol';
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -129,7 +129,7 @@ describe('an agent that lives, works and exits', () => {
     expect(all.filter((e) => e.surface_id === surface)).toEqual([]);
     const error = (await pf.call('fleet.activity', { limit: ACTIVITY_LOG_ENTRIES + 1 }).catch((e: unknown) => e)) as RpcError;
     expect(error.code).toBe(-32602);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe('a session an older host started', () => {

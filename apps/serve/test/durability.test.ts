@@ -1,7 +1,7 @@
 // An acknowledged change is on stable storage, not only in the page cache: serve's system calls,
 // traced by strace, show the file's new state written to a temp file, that file fsync'd, renamed
 // over the old one and the directory fsync'd, all before the answer (or event) that acknowledges it.
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,7 +108,7 @@ test('an answered rename is on stable storage before the answer: write, fsync of
   const target = join(realpathSync(pf.env.PANEFLOW_HOME!), 'serve/workspaces.json');
   const answer = (call: Call) => call.args.includes('\\"result\\"') && call.args.includes(`\\"name\\":\\"${name}\\"`);
   expect(stepsOf(trace, target, name, answer)).toEqual(ORDER);
-}, 60_000);
+}, scaled(60_000));
 
 test("a turn's record is on stable storage before turn_ended goes out: the same steps, on libuv's thread pool (strace)", async () => {
   const detach = await serveUnderStrace();
@@ -124,4 +124,4 @@ test("a turn's record is on stable storage before turn_ended goes out: the same 
   const turnEnded = (call: Call) => call.args.includes('\\"type\\":\\"turn_ended\\"');
   // The ended record (`"ended": "finished"`), not the running one (`"ended": null`).
   expect(stepsOf(trace, target, '\\"ended\\": \\"', turnEnded)).toEqual(ORDER);
-}, 60_000);
+}, scaled(60_000));

@@ -4,6 +4,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { ErrorCode, MAX_REQUEST_LINE_BYTES, PublicMethods, validate, type MethodTable } from '@paneflow/protocol';
 import { startInstance, type Instance } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 /**
  * The socket-abuse campaign as a test: every public method gets malformed requests — params of
@@ -51,7 +52,7 @@ function exchange(data: Buffer): Promise<string | null> {
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer and no close in 20 s to ${data.subarray(0, 200).toString('utf8')}…`));
-    }, 20_000);
+    }, scaled(20_000));
     const finish = (line: string | null) => {
       clearTimeout(timer);
       socket.destroy();

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { killIfAlive, startInstance, type Instance } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 describe('with no capability', () => {
   let pf: Instance;
@@ -48,7 +49,7 @@ describe('with no capability', () => {
 
   test('ai_unrestricted, set in the config while serve runs, opens send_text (and only it)', async () => {
     writeFileSync(pf.configFile, JSON.stringify({ ai_unrestricted: true }));
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + scaled(5000);
     for (;;) {
       try {
         expect(await pf.call('surface.send_text', { surface_id: surface, text: 'true' })).toMatchObject({ sent: true });
@@ -88,7 +89,7 @@ describe('with scripting but not orchestration', () => {
   test('with the host gone, what needs it is -32010 and serve goes on', async () => {
     const { surface_id } = await pf.call('workspace.create', { cwd: pf.dir });
     killIfAlive(pf.hostPid());
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + scaled(5000);
     let error: unknown;
     while (Date.now() < deadline) {
       error = await pf.call('surface.read', { surface_id }).then(() => null, (e) => e);

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '@paneflow/testing';
 
 export const ROOT = join(__dirname, '../../..');
 export const SERVE_BIN = join(ROOT, 'apps/serve/dist/paneflow-serve.cjs');
@@ -155,7 +156,7 @@ export class EventStream {
   }
 
   /** The first frame from `from` on (an index into `frames`) that passes `test`. */
-  next(test: (frame: Frame) => boolean, from = 0, timeoutMs = 20_000): Promise<Frame> {
+  next(test: (frame: Frame) => boolean, from = 0, timeoutMs = scaled(20_000)): Promise<Frame> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no matching frame in ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-4))}`)), timeoutMs);
       let seen = from;
@@ -179,7 +180,7 @@ export class EventStream {
 }
 
 /** Polls a read of the pane until its text matches (each poll is one real request). */
-export async function screenMatching(instance: Instance, surfaceId: number, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+export async function screenMatching(instance: Instance, surfaceId: number, pattern: RegExp, timeoutMs = scaled(20_000)): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { text } = await instance.call('surface.read', { surface_id: surfaceId, lines: 4000, fenced: false });

@@ -1,6 +1,7 @@
 import { connectHost } from '@paneflow/instance';
 import { RpcError, type HostFrame } from '@paneflow/protocol';
 import { startInstance, type Instance } from './helpers';
+import { scaled } from '@paneflow/testing';
 
 // Serve gives up on a silent host after 2 s here, not 10 s (PANEFLOW_SERVE_HOST_TIMEOUT_MS, read at start).
 const HOST_TIMEOUT_MS = 2000;
@@ -32,7 +33,7 @@ async function followHost(instance: Instance) {
     async sessions(): Promise<string[]> {
       return (await connection.request('session.list', {})).sessions.map((s) => s.session).sort();
     },
-    until(test: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    until(test: () => boolean, what: string, timeoutMs = scaled(20_000)): Promise<void> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the host never showed ${what}; its frames: ${JSON.stringify(frames.slice(-6))}`)), timeoutMs);
         const check = () => {
@@ -95,4 +96,4 @@ test('a hung host: splits and workspace.create fail with -32010 host_timeout, le
   const secondSession = (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === second.surface_id)!.session;
   expect(await host.sessions()).toEqual([...sessionsBefore, split.session, secondSession].sort());
   host.connection.destroy();
-}, 90_000);
+}, scaled(90_000));

@@ -1,6 +1,6 @@
 import { LOG_CAP_BYTES } from '@paneflow/instance';
 import { RpcError } from '@paneflow/protocol';
-import { refuseWrites, until } from '@paneflow/testing';
+import { refuseWrites, scaled, until } from '@paneflow/testing';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -73,7 +73,7 @@ test('an answered rename survives serve killed (SIGKILL) the moment the answer a
     startServe();
     expect(await nameOf(surface_id)).toBe(`name-${i}`);
   }
-}, 90_000);
+}, scaled(90_000));
 
 test('the temp file of a write that a killed serve left is removed when serve starts again', async () => {
   await pf.call('workspace.create', { cwd: pf.dir });
@@ -114,7 +114,7 @@ test('a workspaces.json that is not a saved model is moved aside and named once 
   expect(occurrences(log, 'is not a saved model:')).toBe(Object.keys(variants).length);
   expect(log).toMatch(/workspaces\.json is not a saved model: missing field 'entries'; moved to .*workspaces\.json\.unreadable/);
   expect(log).toMatch(/is not in workspace|which the file does not hold/);
-}, 90_000);
+}, scaled(90_000));
 
 test('with serve\'s directory unwritable a change fails with not_saved and serve says degraded; when the disk recovers saving resumes', async () => {
   const { surface_id } = await pf.call('workspace.create', { cwd: pf.dir });
@@ -144,7 +144,7 @@ test('with serve\'s directory unwritable a change fails with not_saved and serve
   const log = pf.serveLog();
   expect(occurrences(log, 'workspaces not saved:')).toBe(1);
   expect(occurrences(log, 'workspaces saved again')).toBe(1);
-}, 60_000);
+}, scaled(60_000));
 
 test("with the host's sessions directory unwritable serve says degraded, naming the manifests; ok again once they are written", async () => {
   expect((await pf.call('serve.status', {})).health).toEqual({ state: 'ok', problems: [] });
@@ -158,7 +158,7 @@ test("with the host's sessions directory unwritable serve says degraded, naming 
   undo();
   undo = null;
   await until(async () => (await pf.call('serve.status', {})).health.state === 'ok', 'health ok again');
-}, 60_000);
+}, scaled(60_000));
 
 test('a 1 MiB request with a bad param adds no more than a few hundred bytes to serve.log', async () => {
   const log = join(serveDir(), 'serve.log');

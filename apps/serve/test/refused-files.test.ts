@@ -2,7 +2,7 @@
 // while it is stopped) is refused unread and said once in the log, and serve answers on.
 import { CONFIG_FILE_MAX_BYTES, type PublicMethods } from '@paneflow/protocol';
 import { call } from '@paneflow/rpc';
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, ftruncateSync, lstatSync, openSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,7 +60,7 @@ test.each([
   // A regular file in its place is read again.
   replace(pf.configFile, (path) => writeFileSync(path, JSON.stringify({ reduce_motion: true })));
   await until(async () => (await status()).presentation.reduce_motion, 'the config in effect again');
-}, 60_000);
+}, scaled(60_000));
 
 // Serve writes its own files by rename and never links them: a link is refused as one.
 test.each([
@@ -80,4 +80,4 @@ test.each([
   expect((await pf.call('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id)).toEqual([surface_id]);
   expect(occurrences(pf.serveLog(), `${path} is not a saved model: ${path} refused: ${why}; moved to ${path}.unreadable`)).toBe(1);
   expect(lstatSync(`${path}.unreadable`).isFile()).toBe(false);
-}, 60_000);
+}, scaled(60_000));

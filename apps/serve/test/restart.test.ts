@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { EventStream, killIfAlive, serveCli, startInstance, type Frame, type Instance, waitUntilGone } from './helpers';
 
 let pf: Instance;
@@ -95,7 +95,7 @@ test('kill -9 serve mid-turn: every row comes back with the same status and stat
   } finally {
     lasting.stop();
   }
-}, 60_000);
+}, scaled(60_000));
 
 test('a second serve on the same home refuses to start', () => {
   const second = serveCli(pf.env, 'run');

@@ -1,6 +1,6 @@
 import { connectHost } from '@paneflow/instance';
 import { TurnRecord, validate } from '@paneflow/protocol';
-import { holdingGit, turnThatEdits, until } from '@paneflow/testing';
+import { holdingGit, scaled, turnThatEdits, until } from '@paneflow/testing';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,7 +120,7 @@ test('a turn behind a permission question: its prompt, the question answered by 
   expect(userState(repo)).toEqual(before);
   const { turns } = await pf.call('turn.list', { surface_id: surface });
   expect(turns).toEqual([ended]);
-}, 60_000);
+}, scaled(60_000));
 
 test('a question answered by a person at a face says which face and what was typed; a declined permission ends the turn idle', async () => {
   const repo = userRepo('faces');
@@ -143,7 +143,7 @@ test('a question answered by a person at a face says which face and what was typ
   await pf.call('surface.send_keystroke', { surface_id: surface, keystroke: 'escape', force: true });
   const second = (await events.next(turnEnded(surface), mark)).turn as TurnRecord;
   expect(second).toMatchObject({ turn: 2, ended: 'idle', questions: [{ kind: 'permission', by: 'key', answer: 'escape' }] });
-}, 60_000);
+}, scaled(60_000));
 
 test('a pane outside git gets records without a change, and its diff is refused; an agent that declares nothing has no turns', async () => {
   const plain = join(pf.dir, 'plain');
@@ -160,7 +160,7 @@ test('a pane outside git gets records without a change, and its diff is refused;
   await until(async () => /done: work anyway/.test((await pf.call('surface.read', { surface_id: silent, fenced: false })).text), 'the silent agent did its turn');
   expect((await pf.call('turn.list', { surface_id: silent })).turns).toEqual([]);
   await expect(pf.call('turn.diff', { surface_id: silent })).rejects.toMatchObject({ code: -32020 });
-}, 60_000);
+}, scaled(60_000));
 
 /** Kills serve (kill -9) and starts it again, as a crash and the next `paneflow` call would. */
 async function restartServe() {
@@ -216,7 +216,7 @@ test('kill -9 of serve mid-turn: the new serve goes on with the same turn, takin
   const diff = await pf.call('turn.diff', { session, turn: 2 });
   expect(diff.against).toBe('worktree');
   expect(diff.diff).toContain('+made by hand while the agent waited');
-}, 90_000);
+}, scaled(90_000));
 
 test('records on disk: a restarted serve lists them as they were, every file of the wrong shape is set aside (serve starts all the same), and prune removes records and refs', async () => {
   const repo = userRepo('prune');
@@ -254,7 +254,7 @@ test('records on disk: a restarted serve lists them as they were, every file of 
   expect((await pf.call('turn.list', { session })).turns).toEqual([]);
   expect(git(repo, 'for-each-ref', 'refs/paneflow/')).toBe('');
   expect(git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/main')).not.toBe('');
-}, 60_000);
+}, scaled(60_000));
 
 test('prune while a turn still settles (its end snapshot, its tokens) takes it too, for good; a pane closed mid-turn ends it exited', async () => {
   const repo = userRepo('settling');
@@ -276,7 +276,7 @@ test('prune while a turn still settles (its end snapshot, its tokens) takes it t
   // Numbered on from the pruned one, as its ref was.
   expect(closed).toMatchObject({ session, turn: 2, ended: 'exited', questions: [{ kind: 'permission', answered_at_ms: expect.any(Number), by: null }] });
   expect((await pf.call('turn.list', { session })).turns.map((t) => [t.turn, t.ended])).toEqual([[2, 'exited']]);
-}, 60_000);
+}, scaled(60_000));
 
 test('the digest says per agent what its turns did since the person last looked, and what it waits for', async () => {
   const repo = userRepo('digest');
@@ -300,4 +300,4 @@ test('the digest says per agent what its turns did since the person last looked,
   // Since now, nothing ended: the running turn is still there, the finished one is not.
   const later = await pf.call('fleet.digest', { since_ms: Date.now() });
   expect(later.agents.find((a) => a.surface_id === surface)).toMatchObject({ turns: 1, finished: 0 });
-}, 60_000);
+}, scaled(60_000));

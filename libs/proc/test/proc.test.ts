@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { isSameProcess, processStartTime, readProcStat } from '../src';
+import { scaled } from '@paneflow/test-time';
 
 test('a process is its pid and its kernel start time', () => {
   const started = processStartTime(process.pid);
@@ -30,10 +31,10 @@ test('an exited process that nobody has reaped (a zombie) has no start time', as
   try {
     const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))));
     // On a loaded machine the exit can take seconds to come.
-    for (const deadline = Date.now() + 20_000; readProcStat(zombie)?.state !== 'Z' && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + scaled(20_000); readProcStat(zombie)?.state !== 'Z' && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(readProcStat(zombie)?.state).toBe('Z');
     expect(processStartTime(zombie)).toBeNull();
   } finally {
     parent.kill('SIGKILL');
   }
-}, 30_000);
+}, scaled(30_000));

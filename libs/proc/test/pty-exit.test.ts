@@ -3,6 +3,7 @@
 // keepOutputAtExit keeps.
 import * as pty from 'node-pty';
 import { keepOutputAtExit } from '../src/pty-exit';
+import { scaled } from '@paneflow/test-time';
 
 // More than the 4 KiB a PTY hands over in one read, less than its kernel buffer takes unread.
 const TAIL = `${'x'.repeat(6000)}\nthe-end\n`;
@@ -41,7 +42,7 @@ async function readBehind(behind: 'paused' | 'busy' | 'busy, then paused', keep:
       return;
     }
     // A reader busy parsing: nothing is read until the program has written TAIL and exited.
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     while (!gone(terminal.pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
   });
   await exited;

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForegroundReader, readAgentSession, runtimeCatalog, stopTree } from '../src';
+import { scaled } from '@paneflow/test-time';
 
 // Real processes in a real PTY: the reader must find the foreground agent the way the host will.
 // The fixture agent runs as it is, from fixtures/, and imports the built libs/osc7501 (the test
@@ -74,7 +75,7 @@ const childrenOf = (pid: number) => {
 
 /** Waits until `test` holds: the positive sign that what a negative check is about has happened. */
 async function until(test: () => boolean, what: string) {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + scaled(20_000);
   while (!test()) {
     if (Date.now() > deadline) throw new Error(`never: ${what}; the pane shows ${JSON.stringify(output.slice(-300))}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -86,7 +87,7 @@ const atPrompt = () => output.endsWith('$ ') && foregroundGroup() === shell.pid;
 
 /** Scans until `test` holds (the program needs a moment to exec); the last observation. */
 async function scanUntil(test: (o: ReturnType<ForegroundReader['scan']>) => boolean) {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + scaled(10_000);
   for (;;) {
     const observation = reader.scan(shell.pid);
     if (test(observation)) return observation;
@@ -184,7 +185,7 @@ describe("the agent's own session files (runtime.toml [sessions])", () => {
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
   async function sessionUntil(observation: NonNullable<ReturnType<ForegroundReader['scan']>>, test: (s: ReturnType<typeof readAgentSession>) => boolean) {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     for (;;) {
       const session = readAgentSession(claude, observation);
       if (test(session)) return session!;

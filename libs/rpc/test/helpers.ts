@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '@paneflow/test-time';
 
 /** A private temp directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'pf-rpc-'): { dir: string; cleanup: () => void } {
@@ -34,7 +35,7 @@ export function rawClient(path: string, options: { allowHalfOpen?: boolean } = {
     closed = true;
     notify();
   });
-  const until = (test: () => boolean, timeoutMs = 10_000) =>
+  const until = (test: () => boolean, timeoutMs = scaled(10_000)) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('timed out waiting')), timeoutMs);
       const check = () => {
@@ -61,7 +62,7 @@ export function rawClient(path: string, options: { allowHalfOpen?: boolean } = {
       await new Promise<void>((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve())));
     },
     /** The first line the server sent that `test` accepts, parsed. */
-    lineWhere: async (test: (frame: Record<string, unknown>) => boolean, timeoutMs = 10_000) => {
+    lineWhere: async (test: (frame: Record<string, unknown>) => boolean, timeoutMs = scaled(10_000)) => {
       const find = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).find(test);
       await until(() => find() !== undefined || closed, timeoutMs);
       const found = find();
@@ -85,7 +86,7 @@ export function rawClient(path: string, options: { allowHalfOpen?: boolean } = {
 }
 
 /** Resolves once `test` holds, checking on every event-loop turn; rejects after `timeoutMs`. */
-export async function waitFor(test: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(test: () => boolean, timeoutMs = scaled(10_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

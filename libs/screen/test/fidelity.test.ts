@@ -165,4 +165,4 @@ test('random printable, wide, combining and SGR input, in rounds, always leaves 
     }),
     { numRuns: 60 },
   );
-}, 120_000);
+});

@@ -6,10 +6,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from './time';
 
 export * from './faults';
 export * from './git';
 export * from './tmux';
+export * from './time';
 
 export const ROOT = join(__dirname, '../../..');
 export const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
@@ -146,7 +148,7 @@ export function makeHome(env: Record<string, string> = {}) {
         get stderr() {
           return stderr;
         },
-        async line(test: (line: string) => boolean, timeoutMs = 20_000): Promise<string> {
+        async line(test: (line: string) => boolean, timeoutMs = scaled(20_000)): Promise<string> {
           const deadline = Date.now() + timeoutMs;
           for (;;) {
             const found = lines.find(test);
@@ -201,7 +203,7 @@ export function makeHome(env: Record<string, string> = {}) {
 export type Home = ReturnType<typeof makeHome>;
 
 /** Polls `read` until the pane shows the pattern. */
-export async function screen(home: Home, target: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+export async function screen(home: Home, target: string, pattern: RegExp, timeoutMs = scaled(20_000)): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { stdout } = home.run(['read', target, '--raw', '--scope', 'all']);
@@ -212,7 +214,7 @@ export async function screen(home: Home, target: string, pattern: RegExp, timeou
 }
 
 /** Polls `probe` until it gives a value (not null, undefined or false); fails after `timeoutMs`, naming `what`. */
-export async function until<T>(probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, timeoutMs = scaled(20_000)): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
