@@ -117,7 +117,7 @@ describe('with scripting on', () => {
     expect(queue.held).toMatchObject({ reason: 'errored', message: 'the fixture failed on purpose' });
     expect(queue.items.map((i) => i.text)).toEqual(['a1', 'a2']);
     expect(validate(PaneQueue, queue)).toBeNull();
-    expect((await pf.call('surface.status', { surface_id: surface })).supervision.queue_held).toMatchObject({ reason: 'errored' });
+    expect((await pf.call('surface.status', { surface_id: surface })).supervision?.queue_held).toMatchObject({ reason: 'errored' });
     expect(events.frames.filter((f) => f.type === 'notification' && f.kind === 'queue_held' && f.surface_id === surface)).toHaveLength(1);
 
     // A person sends the second now: its turn starts, the hold is gone, and once it ends the first goes.
@@ -264,6 +264,31 @@ test('with the scripting gate closed the queue refuses every write, queues nothi
     const { methods } = await pf.call('system.capabilities', {});
     expect(methods).toContain('queue.list');
     expect(methods.filter((m) => m.startsWith('queue.'))).toEqual(['queue.list']);
+  } finally {
+    pf.cleanup();
+  }
+});
+
+test('without orchestration a queue write is checked against the caller’s workspace, as send_text is', async () => {
+  const pf = await startInstance({ scripting: true });
+  try {
+    // Each turn waits on a permission prompt: the second prompt queued stays queued.
+    const up = async (name: string) => (await pf.call('workspace.up', { name, layout: 'even_h', panes: [{ name, cwd: pf.dir, command: 'claude --block', focus: true, env: {} }] })).surfaces[0];
+    const mine = await up('mine');
+    const other = await up('other');
+    const workspaceOf = async (surface: number) => (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface)!.workspace_id;
+    const [mineWs, otherWs] = [await workspaceOf(mine.surface_id), await workspaceOf(other.surface_id)];
+    expect(await failure(pf.call('queue.add', { surface_id: other.surface_id, text: 'x', workspace_id: mineWs }))).toMatchObject({ code: -32001, reason: 'outside_scope' });
+    expect(await failure(pf.call('queue.add', { surface_id: mine.surface_id, text: 'x', scope: 'all', workspace_id: mineWs }))).toMatchObject({ code: -32001 });
+    await pf.call('queue.add', { surface_id: other.surface_id, text: 'first', workspace_id: otherWs });
+    const added = await pf.call('queue.add', { surface_id: other.surface_id, text: 'second', workspace_id: otherWs });
+    expect(added.sent_now).toBe(false);
+    // Another workspace's caller can neither move, remove nor send it.
+    expect(await failure(pf.call('queue.move', { id: added.item.id, position: 1, workspace_id: mineWs }))).toMatchObject({ code: -32001 });
+    expect(await failure(pf.call('queue.remove', { id: added.item.id, workspace_id: mineWs }))).toMatchObject({ code: -32001 });
+    expect(await failure(pf.call('queue.send_now', { id: added.item.id, workspace_id: mineWs }))).toMatchObject({ code: -32001 });
+    expect((await pf.call('queue.list', { surface_id: other.surface_id })).queues[0].items.map((i) => i.text)).toContain('second');
+    expect((await pf.call('queue.remove', { id: added.item.id, workspace_id: otherWs })).removed.text).toBe('second');
   } finally {
     pf.cleanup();
   }
