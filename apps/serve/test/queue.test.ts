@@ -293,3 +293,28 @@ test('without orchestration a queue write is checked against the caller’s work
     pf.cleanup();
   }
 });
+
+test('a queue read back by a serve whose scripting gate is closed is held (refused), and nothing is typed', async () => {
+  const pf = await startInstance({ orchestration: true });
+  try {
+    const events = await pf.subscribe();
+    const up = await pf.call('workspace.up', { name: 'regated', layout: 'even_h', panes: [{ name: 'regated', cwd: pf.dir, command: 'claude', focus: true, env: {} }] });
+    const { surface_id: surface, session } = up.surfaces[0];
+    await events.next((f) => f.type === 'status_changed' && f.surface_id === surface && f.reason === 'declared' && f.state === 'idle');
+    // A queue a serve with the gate open left behind.
+    expect(serveCli(pf.env, 'stop', '--drain-ms', '100').code).toBe(0);
+    const item = { id: 'q1', text: 'never typed here', queued_at_ms: Date.now() };
+    writeFileSync(join(pf.env.PANEFLOW_HOME!, 'serve/queue.json'), JSON.stringify({ version: 1, next_id: 2, queues: [{ session, held: null, items: [item] }] }));
+    const started = serveCli(pf.env, 'start');
+    expect(started.code).toBe(0);
+    pf.servePid = JSON.parse(started.stdout).pid;
+    const queue = await until(async () => {
+      const [q] = (await pf.call('queue.list', { surface_id: surface })).queues;
+      return q.held ? q : null;
+    }, 'the queue held');
+    expect(queue).toMatchObject({ held: { reason: 'refused', message: 'surface.send_text disabled: relaunch with PANEFLOW_IPC_SCRIPTING=1' }, items: [{ id: 'q1', text: item.text, position: 1 }] });
+    expect((await pf.call('surface.read', { surface_id: surface, lines: 200, fenced: false })).text).not.toContain('never typed');
+  } finally {
+    pf.cleanup();
+  }
+});
