@@ -195,6 +195,25 @@ describe('with scripting on', () => {
     expect(await texts(surface)).toEqual([]);
   }, 90_000);
 
+  test('a turn the host’s crash ended does not release a hold: the restarted agent gets nothing until a turn ends normally', async () => {
+    const { events, surface, session } = await agent('crash-held');
+    const mark = events.mark;
+    expect((await pf.call('queue.add', { surface_id: surface, text: ' ' })).sent_now).toBe(true);
+    await events.next((f) => f.type === 'notification' && f.surface_id === surface && f.kind === 'queue_held', mark);
+    await pf.call('queue.add', { surface_id: surface, text: 'held through the crash' });
+    await parkWaiting(events, surface);
+
+    const host = pf.hostPid();
+    killIfAlive(host);
+    await waitUntilGone(host);
+    await until(async () => (await pf.call('session.list', {})).sessions.find((s) => s.session === session)?.lifecycle === 'lost' || null, 'the session lost', 30_000);
+    const restarted = events.mark;
+    await pf.call('surface.restart', { surface_id: surface });
+    // The restarted agent declares idle: had the hold gone, the prompt would leave the queue in that same reduction.
+    await events.next((f) => f.type === 'status_changed' && f.surface_id === surface && f.reason === 'declared' && f.state === 'idle', restarted, 40_000);
+    expect((await pf.call('queue.list', { surface_id: surface })).queues[0]).toMatchObject({ held: { reason: 'not_started' }, items: [{ text: 'held through the crash' }] });
+  }, 90_000);
+
   test('queue.json is written by rename after every change and holds what the list shows', async () => {
     const { events, surface, session } = await agent('on-disk');
     await parkWaiting(events, surface);

@@ -22,8 +22,13 @@ export class PromptQueue {
   private readonly store: QueueStore;
   /** The item being delivered, per session: one at a time, and nothing else meanwhile. */
   private readonly inFlight = new Map<string, string>();
-  /** Held sessions whose agent has since entered a turn: its normal end releases the hold. */
-  private readonly turnSinceHold = new Set<string>();
+  /** Held sessions whose agent has since entered a turn, by generation: its normal end releases the hold. */
+  private readonly turnSinceHold = new Map<string, number>();
+  /**
+   * The generation of each session whose agent has been seen out of a turn: a restarted agent
+   * shows its predecessor's last record until it declares, and that turn is not its own.
+   */
+  private readonly calm = new Map<string, number>();
 
   constructor(
     private readonly ctx: ServeContext,
@@ -38,6 +43,8 @@ export class PromptQueue {
       return { queued: queue?.items.length ?? 0, queue_held: queue?.held ?? null };
     });
     workspaces.onPaneClosed((pane) => {
+      this.calm.delete(pane.session);
+      this.turnSinceHold.delete(pane.session);
       if (!this.store.queues.has(pane.session)) return;
       this.store.change(() => this.store.queues.delete(pane.session), false);
     });
@@ -49,20 +56,26 @@ export class PromptQueue {
     if (!queue || this.inFlight.has(view.session)) return;
     const pane = this.ctx.model.paneBySession(view.session);
     if (!pane) return;
+    // Only a running agent's turns count: one its host's crash or its exit ended did not end normally.
+    if (!view.agent || view.lifecycle !== 'live') {
+      this.turnSinceHold.delete(view.session);
+      return;
+    }
     const state = stateOf(view, this.ctx.config.current, Date.now());
+    if (!inTurn(state)) this.calm.set(view.session, view.generation);
     if (queue.held) {
-      if (inTurn(state)) this.turnSinceHold.add(view.session);
+      if (inTurn(state) && this.calm.get(view.session) === view.generation) this.turnSinceHold.set(view.session, view.generation);
       else if (state === 'errored') this.turnSinceHold.delete(view.session);
-      if (!this.turnSinceHold.has(view.session) || (state !== 'finished' && state !== 'idle')) return;
+      if (this.turnSinceHold.get(view.session) !== view.generation || (state !== 'finished' && state !== 'idle')) return;
       this.changed(view.session, () => (queue.held = null));
     }
     if (queue.items.length === 0) return;
-    if (!view.agent || view.lifecycle !== 'live') return;
     if (state === 'errored') {
       this.hold(view.session, 'errored', view.declared?.message ?? 'the agent declared an error');
       return;
     }
     if ((state !== 'finished' && state !== 'idle') || (view.entry.reason !== 'declared' && view.entry.reason !== 'capable')) return;
+    // A failed delivery leaves its item in place and the queue held (or waiting, when busy): nothing more to say.
     void this.deliver(view, pane, queue.items[0], false).catch(() => undefined);
   }
 
