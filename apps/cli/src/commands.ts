@@ -141,6 +141,19 @@ export const VERBS: VerbSpec[] = [
     family: 'agents',
   },
   {
+    name: 'rules',
+    summary: 'The answer rules of the config: each with its runtime, pattern, answer and answers this hour; `rules test "<message>"` says which would answer; `rules off`, `rules on`.',
+    args: [
+      { name: 'action', optional: true },
+      { name: 'message', optional: true },
+    ],
+    flags: { runtime: { kind: 'string', value: 'SLUG', help: "with test: the agent's runtime (claude-code…); default any" }, ...JSON_FLAG },
+    example: 'paneflow rules test "approve Bash: npm test" --runtime claude-code',
+    details:
+      "action: none (list), test, off or on. A rule (config.json answer_rules) answers a waiting agent's permission prompt whose declared message its pattern matches, after supervisor.answer_delay_ms in which you can still answer first, through the same path as `paneflow answer`: never a question, never past the scripting gate (serve with PANEFLOW_IPC_SCRIPTING=1, or ai_unrestricted). `rules test` exits 0 when a rule would answer, 1 when none would, and says why. `rules off` stops every rule until `rules on`, across restarts.",
+    family: 'agents',
+  },
+  {
     name: 'status',
     summary: "One pane's agent status: a line, or the status object with --json. A pane with no agent is idle, no_agent.",
     args: [{ name: 'target' }],

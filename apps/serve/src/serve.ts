@@ -9,6 +9,7 @@ import { EventHub } from './events';
 import { HookIntake } from './hooks';
 import { HostLink } from './hostlink';
 import type { Parts } from './methods/parts';
+import { ruleMethods } from './methods/rules';
 import { sessionMethods } from './methods/sessions';
 import { surfaceMethods } from './methods/surfaces';
 import { systemMethods } from './methods/system';
@@ -21,6 +22,7 @@ import { Readiness } from './prompts';
 import { Restorer } from './restore';
 import { Sending } from './sending';
 import { Reduction } from './status';
+import { AnswerRules } from './supervisor/rules';
 import { Workspaces } from './workspaces';
 
 export type { Capabilities };
@@ -64,20 +66,22 @@ export class Serve {
     restorer = new Restorer(ctx, reduction);
     const hooks = new HookIntake(ctx, reduction, workspaces);
     mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
+    const sending = new Sending(ctx, reduction, workspaces);
     const parts: Parts = {
       ctx,
       reduction,
       readiness,
       workspaces,
       panes: new Panes(ctx, mirror, readiness, workspaces, reduction),
-      sending: new Sending(ctx, reduction, workspaces),
+      sending,
       hooks,
       restorer,
+      rules: new AnswerRules(ctx, reduction, sending),
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
     this.server = new RpcServer<PublicMethods>({
       methods: PublicMethods,
-      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts) },
+      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...ruleMethods(parts) },
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,

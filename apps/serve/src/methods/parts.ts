@@ -6,6 +6,7 @@ import type { Panes } from '../panes';
 import type { Readiness } from '../prompts';
 import type { Restorer } from '../restore';
 import type { Sending } from '../sending';
+import type { AnswerRules } from '../supervisor/rules';
 import type { Reduction } from '../status';
 import type { Workspaces } from '../workspaces';
 
@@ -19,6 +20,7 @@ export interface Parts {
   sending: Sending;
   hooks: HookIntake;
   restorer: Restorer;
+  rules: AnswerRules;
   shutdown(drainMs: number): void;
 }
 
