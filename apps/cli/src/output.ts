@@ -63,7 +63,13 @@ function ended(agent: StatusObject): string | null {
 
 /** What a row says about an agent beyond its state: its turn, then the subagents it runs (`Bash · 2 subagents`). */
 function detail(agent: StatusObject): string {
-  return [turnDetail(agent), subagentsText(agent)].filter(Boolean).join(' · ');
+  return [turnDetail(agent), subagentsText(agent), autoAnswerDetail(agent)].filter(Boolean).join(' · ');
+}
+
+/** The pane's latest automatic answer while its status shows it (an hour). */
+function autoAnswerDetail(agent: StatusObject): string {
+  const auto = agent.supervision?.auto_answer;
+  return auto ? `rule '${auto.rule}' answered ${auto.answer} ${ago(Math.max(0, Date.now() - auto.at_ms))} ago` : '';
 }
 
 function turnDetail(agent: StatusObject): string {

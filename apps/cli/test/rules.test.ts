@@ -60,7 +60,7 @@ describe('paneflow rules', () => {
     }
   });
 
-  test('inbox shows, below the waiting agents, what a rule answered this hour, escaped', async () => {
+  test('inbox shows, below the waiting agents, what a rule answered this hour, escaped; ps shows it in the pane', async () => {
     expect(home.run(['send', String(agent), 'run the tests \u202eplease permission', '--submit']).code).toBe(0);
     await screen(home, String(agent), /^allowed$/m);
     const shown = await until(() => {
@@ -76,6 +76,8 @@ describe('paneflow rules', () => {
     expect(json.items).toEqual([]);
     expect(json.answered).toEqual([expect.objectContaining({ rule: 'tests', answer: 'yes', surface_id: agent, message: 'approve Bash: run the tests \u202eplease permission' })]);
     expect(home.run(['rules', '--json']).json<{ rules: Array<{ used_last_hour: number }> }>().rules[0].used_last_hour).toBe(1);
+    // ps says it too, in the pane's DETAIL, for as long as its status shows it.
+    expect(home.run(['ps']).stdout).toMatch(new RegExp(`^${agent}\\s+lead\\s+claude\\s+finished\\s.*rule 'tests' answered yes \\d+s ago$`, 'm'));
   }, 60_000);
 
   test('rules off: every rule stops, rules test says so (exit 1); rules on acts again', async () => {
