@@ -6,7 +6,8 @@
 import { encode } from '@paneflow/osc7501';
 import { AutoAnswer, validate, type TurnRecord } from '@paneflow/protocol';
 import { until } from '@paneflow/testing';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventStream, killIfAlive, screenMatching, serveCli, startInstance, waitUntilGone, type Frame, type Instance } from './helpers';
 
@@ -236,6 +237,37 @@ test('with the scripting gate closed no rule answers, and rules.list says it is 
 
     writeFileSync(pf.configFile, JSON.stringify({ ai_unrestricted: true, supervisor: { answer_delay_ms: 200 }, answer_rules: rules }));
     await until(async () => !(await pf.call('rules.list', {})).gated || null, 'ai_unrestricted opens the gate');
+  } finally {
+    await pf.cleanup();
+  }
+}, 60_000);
+
+test("a rules.json that is not the rules' state (the wrong shape, a FIFO) is moved aside and named once, and the rules stay off until turned on", async () => {
+  const pf = await startInstance({ scripting: true, config: { answer_rules: [{ name: 'any', kind: 'permission', pattern: '.', answer: 'yes' }] } });
+  const file = join(pf.env.PANEFLOW_HOME!, 'serve/rules.json');
+  const start = () => {
+    const started = serveCli(pf.env, 'start');
+    expect(started.code).toBe(0);
+    pf.servePid = JSON.parse(started.stdout).pid;
+  };
+  try {
+    expect((await pf.call('rules.list', {})).enabled).toBe(true);
+    for (const [bad, why] of [
+      [() => writeFileSync(file, JSON.stringify({ version: 1, enabled: 'yes', used: {}, answered: [] })), "'enabled' must be boolean"],
+      [() => execFileSync('mkfifo', [file]), 'not a regular file'],
+    ] as const) {
+      serveCli(pf.env, 'stop', '--drain-ms', '100');
+      await waitUntilGone(pf.servePid);
+      rmSync(file, { force: true });
+      bad();
+      start();
+      expect((await pf.call('rules.list', {})).enabled).toBe(false);
+      expect(lstatSync(`${file}.unreadable`).isFile() || lstatSync(`${file}.unreadable`).isFIFO()).toBe(true);
+      expect(pf.serveLog().split('\n').filter((line) => line.includes(`${file} is not the answer rules' state`) && line.includes(why))).toHaveLength(1);
+      expect(await pf.call('rules.set_enabled', { enabled: true })).toEqual({ enabled: true });
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 1, enabled: true });
+      rmSync(`${file}.unreadable`);
+    }
   } finally {
     await pf.cleanup();
   }
