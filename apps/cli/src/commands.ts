@@ -82,7 +82,7 @@ export const VERBS: VerbSpec[] = [
   },
   {
     name: 'inbox',
-    summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; {items} with --json.',
+    summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; then what rules answered this hour; {items, answered} with --json.',
     args: [],
     flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' } },
     example: 'paneflow inbox --watch',
@@ -142,7 +142,7 @@ export const VERBS: VerbSpec[] = [
   },
   {
     name: 'rules',
-    summary: 'The answer rules of the config: each with its runtime, pattern, answer and answers this hour; `rules test "<message>"` says which would answer; `rules off`, `rules on`.',
+    summary: 'The config\'s answer rules and their answers this hour; `rules test "<message>"` says which would answer; `rules off`, `rules on`.',
     args: [
       { name: 'action', optional: true },
       { name: 'message', optional: true },
