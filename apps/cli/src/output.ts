@@ -1,6 +1,7 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
+import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayWidth } from '@paneflow/screen';
 import { displayText, endedNotice, jsonText, subagentsText } from '@paneflow/view';
 
@@ -62,7 +63,13 @@ function ended(agent: StatusObject): string | null {
 
 /** What a row says about an agent beyond its state: its turn, then the subagents it runs (`Bash · 2 subagents`). */
 function detail(agent: StatusObject): string {
-  return [turnDetail(agent), subagentsText(agent)].filter(Boolean).join(' · ');
+  return [turnDetail(agent), subagentsText(agent), autoAnswerDetail(agent)].filter(Boolean).join(' · ');
+}
+
+/** The pane's latest automatic answer while its status shows it (an hour). */
+function autoAnswerDetail(agent: StatusObject): string {
+  const auto = agent.supervision?.auto_answer;
+  return auto ? `rule '${auto.rule}' answered ${auto.answer} ${ago(Math.max(0, Date.now() - auto.at_ms))} ago` : '';
 }
 
 function turnDetail(agent: StatusObject): string {
@@ -108,6 +115,11 @@ export function inboxTable(items: InboxItem[]): string {
       item.message ?? '',
     ]),
   );
+}
+
+/** Below the inbox: what answer rules answered in the last hour, newest first, each line cleaned by `displayText`. */
+export function answeredLines(answered: AutoAnswer[], nowMs: number): string[] {
+  return answered.map((a) => displayText(`answered by rule '${a.rule}' ${ago(Math.max(0, nowMs - a.at_ms))} ago (${a.answer}, surface ${a.surface_id}): ${a.message}`));
 }
 
 /** `status`: one line, cleaned by `displayText` as table cells are. */

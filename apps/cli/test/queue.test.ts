@@ -1,7 +1,7 @@
 // `paneflow send --queue` and `paneflow queue [rm|move|send-now]`: what they print, their exit
 // codes, and their usage errors, against a real instance with the fixture agent.
 import { PaneQueue, validate } from '@paneflow/protocol';
-import { makeHome, until, type Home } from '@paneflow/testing';
+import { makeHome, scaled, until, type Home } from '@paneflow/testing';
 
 type Status = { state: string; reason: string; supervision: { queued: number; queue_held: { reason: string } | null } };
 const status = (home: Home, id: number) => home.run(['status', String(id), '--json', '--scope', 'all']).json<Status>();
@@ -14,7 +14,7 @@ describe('with scripting on', () => {
     expect(home.run(['start']).code).toBe(0);
     lead = (await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command: 'claude', focus: true, env: {} }] })).surfaces[0].surface_id;
     await until(() => status(home, lead).reason === 'declared' || null, 'the agent declares');
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(() => home?.cleanup());
 
   test('send --queue to an idle agent submits at once; to a waiting one it waits, listed in a table with its text escaped', async () => {
@@ -58,7 +58,7 @@ describe('with scripting on', () => {
     await until(() => status(home, lead).supervision.queued === 0 || null, 'the rest delivered');
     await until(() => home.run(['turns', 'lead', '--json']).json<{ turns: Array<{ prompt: { text: string; source: string } | null }> }>().turns.some((t) => t.prompt?.source === 'queue' && t.prompt.text === 'from stdin') || null, 'its turn recorded');
     expect(home.run(['queue']).stdout).toBe('no queued prompts\n');
-  }, 60_000);
+  }, scaled(60_000));
 
   test('a held queue says why, below the table and in HELD', async () => {
     await until(() => ['finished', 'idle'].includes(status(home, lead).state) || null, 'the agent is done');
@@ -71,7 +71,7 @@ describe('with scripting on', () => {
     expect(lines[2]).toMatch(new RegExp(`^held: surface ${lead} \\(lead\\) since \\d\\d:\\d\\d, errored: the fixture failed on purpose$`));
     expect(home.run(['queue', 'send-now', queued]).code).toBe(0);
     await until(() => status(home, lead).supervision.queued === 0 && status(home, lead).supervision.queue_held === null || null, 'sent and released');
-  }, 60_000);
+  }, scaled(60_000));
 
   test('usage errors are exit 2 and unknown ids or panes exit 3, each with one line naming the fault', () => {
     const cases: Array<[string[], number, RegExp]> = [
@@ -109,4 +109,4 @@ test('with the scripting gate closed, send --queue is refused (exit 1) and nothi
   } finally {
     home.cleanup();
   }
-}, 60_000);
+}, scaled(60_000));

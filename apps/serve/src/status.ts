@@ -102,11 +102,6 @@ export class Reduction {
     this.supervisionParts.push(part);
   }
 
-  /** A supervisor part's notice (`queue_held`, …), under the reducer's rate limit and hidden rules. */
-  supervisorNotice(view: View, notice: Notice): void {
-    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
-  }
-
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
     const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
@@ -201,6 +196,11 @@ export class Reduction {
       view.clockTimer = null;
       if (this.ctx.views.get(view.session) === view) this.reduce(view);
     }, Math.max(0, Math.min(...times) - now) + 1);
+  }
+
+  /** A notice of serve's own (the supervisor's), under the reducer's rules: none for a hidden agent, one a kind per pane per second. */
+  notice(view: View, notice: Notice): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
   }
 
   private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {

@@ -2,7 +2,7 @@
 // per turn, in order, when its agent's declared turn ends; they survive a serve restart and a host
 // crash, hold on an error or a turn that did not start, and need the scripting gate.
 import { PaneQueue, type RpcError, TurnRecord, validate } from '@paneflow/protocol';
-import { until } from '@paneflow/testing';
+import { scaled, until } from '@paneflow/testing';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, serveCli, startInstance, waitUntilGone, type EventStream, type Frame, type Instance } from './helpers';
@@ -170,7 +170,7 @@ describe('with scripting on', () => {
       { text: 'after restart two', source: 'queue' },
     ]);
     expect(ids.every((id) => !readFileSync(queueFile(), 'utf8').includes(id))).toBe(true);
-  }, 60_000);
+  }, scaled(60_000));
 
   test('the queue survives a host crash: kill -9 the host, restart the lost pane, its agent gets the queue', async () => {
     const { events, surface, session } = await agent('host-crash');
@@ -193,7 +193,7 @@ describe('with scripting on', () => {
     expect((started.turn as TurnRecord)).toMatchObject({ generation: 2, prompt: { text: 'after the crash', source: 'queue' } });
     await events.next((f) => turnEnded(surface)(f) && queued(f), mark, 40_000);
     expect(await texts(surface)).toEqual([]);
-  }, 90_000);
+  }, scaled(90_000));
 
   test('a turn the host’s crash ended does not release a hold: the restarted agent gets nothing until a turn ends normally', async () => {
     const { events, surface, session } = await agent('crash-held');
@@ -212,7 +212,7 @@ describe('with scripting on', () => {
     // The restarted agent declares idle: had the hold gone, the prompt would leave the queue in that same reduction.
     await events.next((f) => f.type === 'status_changed' && f.surface_id === surface && f.reason === 'declared' && f.state === 'idle', restarted, 40_000);
     expect((await pf.call('queue.list', { surface_id: surface })).queues[0]).toMatchObject({ held: { reason: 'not_started' }, items: [{ text: 'held through the crash' }] });
-  }, 90_000);
+  }, scaled(90_000));
 
   test('queue.json is written by rename after every change and holds what the list shows', async () => {
     const { events, surface, session } = await agent('on-disk');

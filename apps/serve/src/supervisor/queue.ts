@@ -126,7 +126,7 @@ export class PromptQueue {
     this.turnSinceHold.delete(session);
     this.changed(session, () => (queue.held = { reason, message, since_ms: Date.now() }));
     const view = this.ctx.views.get(session);
-    if (view) this.reduction.supervisorNotice(view, { kind: 'queue_held', body: `queue held (${reason}): ${message}` });
+    if (view) this.reduction.notice(view, { kind: 'queue_held', body: `queue held (${reason}): ${message}` });
   }
 
   /** A change of the queues: on disk, and in every face (the pane's status object). */
