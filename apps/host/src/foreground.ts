@@ -54,6 +54,11 @@ export class ForegroundWatch {
     private readonly events: ForegroundEvents,
   ) {}
 
+  /** Whether a scan waits on a timer: once a quiet pane's start is read, none does. */
+  get scanWaiting(): boolean {
+    return this.timer !== null;
+  }
+
   /** Reads the foreground again soon: at once if the last read is 500 ms old, else when it is. */
   request(): void {
     if (this.timer || this.session.lifecycle !== 'live') return;

@@ -64,6 +64,8 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
         ...host.counters,
         manifests_written: manifests.written,
         scans,
+        // Sessions with a scan on a timer: a quiet pane has none, so nothing scans it until something happens.
+        scans_waiting: [...sessions.values()].filter((s) => s.foreground.scanWaiting).length,
         followers: host.followers.size,
         // The most frames a connected follower may have held for it now (its `max_frames`).
         follower_max_frames: Math.max(0, ...followers.map((f) => f.maxFrames)),
