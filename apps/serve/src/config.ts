@@ -115,7 +115,9 @@ const APPLY: { [N in ConfigSettingName]: (config: Config, value: never, note: (t
   submit_paste_delay_ms: (config, value: number, note) => {
     // Clamped as REFERENCE.md §4.4 says, and said: a delay of -100 is not kept silently.
     config.submit_paste_delay_ms = Math.min(SUBMIT_PASTE_DELAY_MAX_MS, Math.max(SUBMIT_PASTE_DELAY_MIN_MS, Math.round(value)));
-    if (config.submit_paste_delay_ms !== value) note(`${value} is outside ${SUBMIT_PASTE_DELAY_MIN_MS}-${SUBMIT_PASTE_DELAY_MAX_MS} ms; ${config.submit_paste_delay_ms} is used`);
+    const used = config.submit_paste_delay_ms;
+    if (value < SUBMIT_PASTE_DELAY_MIN_MS || value > SUBMIT_PASTE_DELAY_MAX_MS) note(`${value} is outside ${SUBMIT_PASTE_DELAY_MIN_MS}-${SUBMIT_PASTE_DELAY_MAX_MS} ms; ${used} is used`);
+    else if (used !== value) note(`${value} is not a whole number of milliseconds; ${used} is used`);
   },
   agent_stall_threshold_secs: (config, value: number) => (config.agent_stall_threshold_secs = value),
   'terminal.env': (config, value: Record<string, string>) => (config.terminal_env = { ...value }),

@@ -21,11 +21,13 @@ describe('config (REFERENCE.md §10)', () => {
     }
   });
 
-  test('a paste delay outside 10–5000 ms is clamped, and said', () => {
-    for (const [given, used] of [[9999, 5000], [-100, 10], [12.6, 13]]) {
+  test('a paste delay outside 10–5000 ms is clamped, one between whole milliseconds rounded, and each said', () => {
+    for (const [given, used] of [[9999, 5000], [-100, 10], [5000.4, 5000]]) {
       const { config, ignored } = parseConfig(JSON.stringify({ submit_paste_delay_ms: given }), keys);
       expect([config.submit_paste_delay_ms, ignored]).toEqual([used, [`submit_paste_delay_ms: ${given} is outside 10-5000 ms; ${used} is used`]]);
     }
+    const { config, ignored } = parseConfig(JSON.stringify({ submit_paste_delay_ms: 12.6 }), keys);
+    expect([config.submit_paste_delay_ms, ignored]).toEqual([13, ['submit_paste_delay_ms: 12.6 is not a whole number of milliseconds; 13 is used']]);
   });
 
   test('what is wrong is named and ignored, never fatal', () => {
