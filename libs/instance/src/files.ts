@@ -93,13 +93,13 @@ export function removeTempFiles(dir: string): void {
 
 /**
  * A file of the home, parsed, or undefined when it does not exist; a file that is not a regular
- * file, or is over `maxBytes`, is refused unread (`RefusedFileError`). Synchronous: its readers
+ * file, or is over HOME_FILE_MAX_BYTES, is refused unread (`RefusedFileError`). Synchronous: its readers
  * run at start-up, or read one small file.
  */
-export function readJson<T = unknown>(path: string, maxBytes = HOME_FILE_MAX_BYTES): T | undefined {
+export function readJson<T = unknown>(path: string): T | undefined {
   let text: string;
   try {
-    text = readRegularFileSync(path, { maxBytes }).toString('utf8');
+    text = readRegularFileSync(path, { maxBytes: HOME_FILE_MAX_BYTES }).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
