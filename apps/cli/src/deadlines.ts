@@ -16,7 +16,7 @@ import type { SessionRow } from '@paneflow/protocol/status';
 const ANSWER_MARGIN_MS = 5000;
 
 const HOST = HOST_REQUEST_TIMEOUT_MS;
-/** A wait for a host being started again (after a crash), its session.restart, then the wait for the resume's verdict. */
+/** The host's session.restart (after a wait for a host being started again), then the wait for the resume's verdict. */
 const RESTART = 2 * HOST + RESUME_WAIT_MS;
 /** Both writes of a submitted paste (text, then its Enter after the paste delay). */
 const TYPE = 2 * HOST + SUBMIT_PASTE_DELAY_MAX_MS;

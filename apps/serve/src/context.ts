@@ -68,11 +68,6 @@ export class HostCalls {
     return this.link.down;
   }
 
-  /** Waits (up to the host timeout) for a host that is being started again, as after a crash. */
-  whenConnected(): Promise<boolean> {
-    return this.link.whenConnected(this.timeoutMs);
-  }
-
   start(): Promise<void> {
     return this.link.start();
   }

@@ -15,6 +15,8 @@ import {
 import type { RpcConnection } from '@paneflow/rpc';
 
 const RECONNECT_MS = 1000;
+/** How long a request waits for a host being started again before it fails `host_unavailable`. */
+const RESTART_GRACE_MS = 5000;
 
 /** A frame of the follow that says something about sessions (keepalives stop at the link). */
 export type SessionsFrame = Exclude<HostFrame, { type: 'keepalive' }>;
@@ -33,8 +35,8 @@ export function followTimeoutMs(env: NodeJS.ProcessEnv): number {
  * serve's connection to the host: hello, the full session list, then `agent.follow` (§1.3: a
  * queue of 1024 frames on the host's side, replaced by a fresh snapshot when serve lags; a
  * keepalive after 10 s of quiet, so 30 s of silence means a host that hangs: serve drops the
- * connection). When the host goes away, every request fails with -32010 and the link starts the
- * host again and reconnects every second; each connection begins with a fresh list and snapshot.
+ * connection). When the host goes away, the link starts the host again and reconnects every
+ * second, and a request waits up to 5 s for it before it fails with -32010; each connection begins with a fresh list and snapshot.
  * At most 64 requests wait for the host's answers at once (its per-connection queue); more wait here.
  */
 export class HostLink {
@@ -131,7 +133,8 @@ export class HostLink {
   }
 
   async request<M extends MethodName<HostMethods>>(method: M, params: ParamsOf<HostMethods, M>, timeoutMs?: number): Promise<ResultOf<HostMethods, M>> {
-    if (!this.available) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
+    // A host that died is started again within a second or two: a request then waits for it.
+    if (!this.available && !(await this.whenConnected(Math.min(RESTART_GRACE_MS, timeoutMs ?? RESTART_GRACE_MS)))) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
     if (this.inFlight < HOST_CONNECTION_QUEUE) this.inFlight++;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {

@@ -37,8 +37,6 @@ export class Restorer {
   }
 
   async restart(pane: PaneRecord, fresh: boolean): Promise<Restarted> {
-    // Right after a host crash serve starts another: a restart waits for it rather than failing.
-    await this.ctx.host.whenConnected();
     const view = this.ctx.view(pane);
     if (!ended(view)) throw refusedByState(`surface ${pane.surface_id} is ${view.lifecycle}; only an exited or lost pane restarts`, 'session_live');
     const started = await this.ctx.host.request('session.restart', { session: pane.session, fresh });

@@ -1,6 +1,8 @@
 import { TURN_FILES_KEPT, TURN_SNAPSHOT_FILE_BYTES } from '@paneflow/protocol';
 import { randomUUID } from 'node:crypto';
-import { copyFile, lstat, mkdir, rm, stat, utimes } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, rm, utimes } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { Git, GitError, splitNul, text } from './git';
 import { parseSummary, type ChangeSummary } from './summary';
@@ -204,14 +206,8 @@ export class Snapshots {
       // Seeded with the user's index, git's stat cache spares hashing unchanged files; a missing
       // index is an empty one, as git itself sees it.
       const userIndex = resolve(repo, text(await this.git.run(['rev-parse', '--git-path', 'index'], { cwd: repo })));
-      const written = await stat(userIndex, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-        return null;
-      });
-      // A copy of anything else (/dev/zero, a FIFO) would never end.
-      if (written && !written.isFile()) throw new Error(`${userIndex} is not a regular file`);
+      const written = await copyRegularFile(userIndex, index);
       if (written) {
-        await copyFile(userIndex, index);
         // The copy keeps the time the index was written (to the microsecond, never later): git
         // takes a file whose time is not before its index's for changed ("racy git"), and a copy
         // made now would let an edit of that instant, of the same size, pass for unchanged.
@@ -294,3 +290,23 @@ async function bySize(repo: string, paths: Buffer[], bounds: SnapshotBounds): Pr
   return { kept, skipped };
 }
 
+/**
+ * Copies `from` to `to` if it is a regular file, and returns its stat; null if there is none. What
+ * is checked is what is copied (one descriptor, opened without blocking): a FIFO or /dev/zero put
+ * in its place between a check and a copy would make a copy that never ends.
+ */
+async function copyRegularFile(from: string, to: string) {
+  const handle = await open(from, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (!handle) return null;
+  try {
+    const info = await handle.stat({ bigint: true });
+    if (!info.isFile()) throw new Error(`${from} is not a regular file`);
+    await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(to));
+    return info;
+  } finally {
+    await handle.close();
+  }
+}
