@@ -38,8 +38,10 @@ export function noMatchText(selector: string, inWorkspace: boolean): string {
   return selectorKind(selector).kind === 'surface_id' ? `no pane with surface id ${echoText(selector)}${where}` : `no pane matches '${echoText(selector)}'${where}`;
 }
 
-// Whether `displayText` leaves a character as it is, per character met (a face meets few).
+// Whether `displayText` leaves a character as it is, per character met (a face meets few; text
+// made to meet every one starts the memo again past KEPT_AS_IS_MAX, so it stays small).
 const keptAsIs = new Map<string, boolean>();
+const KEPT_AS_IS_MAX = 4096;
 const unicodeEscape = (char: string) => char.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /**
@@ -50,7 +52,10 @@ const unicodeEscape = (char: string) => char.split('').map((unit) => `\\u${unit.
 export function jsonText(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(/[\u007f-\u{10ffff}]/gu, (char) => {
     let kept = keptAsIs.get(char);
-    if (kept === undefined) keptAsIs.set(char, (kept = displayText(char) === char));
+    if (kept === undefined) {
+      if (keptAsIs.size >= KEPT_AS_IS_MAX) keptAsIs.clear();
+      keptAsIs.set(char, (kept = displayText(char) === char));
+    }
     return kept ? char : unicodeEscape(char);
   });
 }
