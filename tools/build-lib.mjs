@@ -1,4 +1,5 @@
-// Builds a library for plain Node: dist/index.cjs (require), dist/index.mjs (import) and .d.ts files;
+// Builds a library for plain Node: dist/index.cjs (require), dist/index.mjs (import) and .d.ts files
+// (each module of src/ too, where the exports map offers subpaths);
 // and .d.mts files too when its exports map gives `import` declarations of their own.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -12,8 +13,15 @@ const outdir = join(projectDir, 'dist');
 const { dependencies = {}, peerDependencies = {}, exports = {} } = JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8'));
 
 rmSync(outdir, { recursive: true, force: true });
+// A library whose exports map has "./*" offers each module of src/ as a subpath of its own
+// (`@paneflow/protocol/limits`): each is built as an entry, whole, beside index.
+const entryPoints = exports['./*']
+  ? readdirSync(join(projectDir, 'src'))
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+      .map((name) => join(projectDir, 'src', name))
+  : [join(projectDir, 'src/index.ts')];
 const common = {
-  entryPoints: [join(projectDir, 'src/index.ts')],
+  entryPoints,
   bundle: true,
   platform: 'neutral',
   target: 'es2022',
@@ -22,8 +30,8 @@ const common = {
   logLevel: 'warning',
 };
 await Promise.all([
-  build({ ...common, format: 'cjs', outfile: join(outdir, 'index.cjs') }),
-  build({ ...common, format: 'esm', outfile: join(outdir, 'index.mjs') }),
+  build({ ...common, format: 'cjs', outdir, outExtension: { '.js': '.cjs' } }),
+  build({ ...common, format: 'esm', outdir, outExtension: { '.js': '.mjs' } }),
 ]);
 // Declarations see a workspace library it depends on as that library's built declarations, the
 // way a consumer of the published packages will, not as its sources (which lie outside rootDir).
