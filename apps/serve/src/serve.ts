@@ -19,7 +19,9 @@ import { Model } from './model';
 import { Panes } from './panes';
 import { Readiness } from './prompts';
 import { Restorer } from './restore';
+import { Limits } from './limits';
 import { Sending } from './sending';
+import { Stalls } from './stalls';
 import { Reduction } from './status';
 import { Workspaces } from './workspaces';
 
@@ -64,13 +66,17 @@ export class Serve {
     restorer = new Restorer(ctx, reduction);
     const hooks = new HookIntake(ctx, reduction, workspaces);
     mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
+    const sending = new Sending(ctx, reduction, workspaces);
+    // The supervisor's observations (issue 33): each acts after the reductions and fills its part of `supervision`.
+    const limits = new Limits(ctx, reduction, sending);
+    new Stalls(ctx, reduction, sending).onFlag = (view) => void limits.look(view);
     const parts: Parts = {
       ctx,
       reduction,
       readiness,
       workspaces,
       panes: new Panes(ctx, mirror, readiness, workspaces, reduction),
-      sending: new Sending(ctx, reduction, workspaces),
+      sending,
       hooks,
       restorer,
       shutdown: (drainMs) => void this.shutdown(drainMs),

@@ -179,23 +179,23 @@ export class Reduction {
     this.ctx.model.changed();
   }
 
-  /** The reason (detecting → no_signal) and the stalled state change with time alone. */
+  /** The reason (detecting → no_signal) changes with time alone (the stall has its own clock, stalls.ts). */
   private scheduleClock(view: View, now: number) {
     if (view.clockTimer) clearTimeout(view.clockTimer);
     view.clockTimer = null;
     const times: number[] = [];
     const reasonAt = nextReasonChangeMs(view.entry, view.agent);
     if (reasonAt !== null) times.push(reasonAt);
-    const stall = this.ctx.config.current.agent_stall_threshold_secs;
-    if (stall > 0 && view.entry.status === 'busy' && view.lastActivityMs !== null) {
-      const stallAt = view.lastActivityMs + stall * 1000;
-      if (stallAt > now) times.push(stallAt);
-    }
     if (times.length === 0) return;
     view.clockTimer = setTimeout(() => {
       view.clockTimer = null;
       if (this.ctx.views.get(view.session) === view) this.reduce(view);
     }, Math.max(0, Math.min(...times) - now) + 1);
+  }
+
+  /** A supervisor's notice (a stall, a usage limit…), under the same hidden and rate-limit rules as the reducer's. */
+  notice(view: View, notice: Notice): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
   }
 
   private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
