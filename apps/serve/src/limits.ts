@@ -47,7 +47,9 @@ export class Limits {
     reduction.follow((view, _pane, before) => this.followed(view, before));
     reduction.addSupervision((view) => {
       const record = this.records.get(view.session);
-      return { limit: record && !record.cleared ? usageLimit(record) : null };
+      // A turn that runs is a new one, and ends the limit (marked after the reduction), unless the continue began it.
+      const over = !record || record.cleared || (view.entry.status === 'busy' && record.continue !== 'sent' && record.continue !== 'started');
+      return { limit: over ? null : usageLimit(record) };
     });
   }
 
