@@ -30,7 +30,7 @@ describe('config (REFERENCE.md §10)', () => {
 
   test('what is wrong is named and ignored, never fatal', () => {
     const { config, ignored } = parseConfig(JSON.stringify({ ai_unrestricted: 'yes', nope: 1, terminal: { env: { A: 1 } }, agent_stall_threshold_secs: -4 }), keys);
-    expect(config).toMatchObject({ ai_unrestricted: false, agent_stall_threshold_secs: 0, terminal_env: {} });
+    expect(config).toMatchObject({ ai_unrestricted: false, agent_stall_threshold_secs: DEFAULT_CONFIG.agent_stall_threshold_secs, terminal_env: {} });
     expect(ignored).toEqual([
       'ai_unrestricted: expected true or false, got "yes"',
       'nope: unknown key',
