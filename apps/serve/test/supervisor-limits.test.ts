@@ -44,7 +44,7 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
   beforeAll(async () => {
     // Both would continue one second after the reset; only one is asked to.
     [on, off] = await Promise.all([
-      startInstance({ scripting: true, config: { supervisor: { continue_at_reset: true, continue_margin_secs: 1 } } }),
+      startInstance({ scripting: true, orchestration: true, config: { supervisor: { continue_at_reset: true, continue_margin_secs: 1 } } }),
       startInstance({ scripting: true, config: { supervisor: { continue_at_reset: false, continue_margin_secs: 1 } } }),
     ]);
   });
@@ -55,11 +55,16 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
   test('one continue after the reset, kept through serve restarts (neither forgotten nor repeated), and none without the setting', async () => {
     const a = await agent(on, 'limited');
     const b = await agent(off, 'left');
+    const c = await agent(on, 'unreadable');
     const { seconds, minute } = toNextMinute(15);
     const markA = a.events.mark;
     const markB = b.events.mark;
     await on.call('surface.send_text', { surface_id: a.surface, text: `limit ${seconds}`, submit: true });
     await off.call('surface.send_text', { surface_id: b.surface, text: `limit ${seconds}`, submit: true });
+    // A limit line that names no reset: shown, never continued.
+    await on.call('surface.send_text', { surface_id: c.surface, text: 'limit', submit: true });
+    const seenC = await c.events.next((f) => statusOf(c.surface)(f) && limitIn(f) !== null);
+    expect(limitIn(seenC)).toMatchObject({ line: "⎿  You've hit your monthly spend limit.", resets_at_ms: null, continue: 'unknown_reset' });
 
     const seenA = await a.events.next((f) => statusOf(a.surface)(f) && limitIn(f) !== null, markA);
     const limit = limitIn(seenA)!;
@@ -90,7 +95,12 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
     const screenA = await screenMatching(on, a.surface, /done: probe/);
     expect(count(screenA, /thinking about: continue/g)).toBe(1);
     const saved = JSON.parse(readFileSync(join(on.env.PANEFLOW_HOME!, 'serve', 'limits.json'), 'utf8'));
-    expect(Object.values(saved.sessions)).toEqual([expect.objectContaining({ continue: 'started', cleared: true })]);
+    expect(Object.values(saved.sessions)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ continue: 'started', cleared: true }), expect.objectContaining({ continue: 'unknown_reset', cleared: false })]),
+    );
+    // The pane whose line named no reset got nothing past A's continue, and still shows its limit.
+    expect(count(await screenMatching(on, c.surface, /spend limit/), /thinking about: continue/g)).toBe(0);
+    expect((await on.call('fleet.list', {})).agents.find((s) => s.surface_id === c.surface)?.supervision?.limit).toMatchObject({ continue: 'unknown_reset' });
 
     // Without the setting: past the same reset and margin, nothing was sent, and the limit shows until a turn starts.
     const [status] = (await off.call('fleet.list', {})).agents;
