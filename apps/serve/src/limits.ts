@@ -1,6 +1,6 @@
 import { moveAside, readJson, writeJsonAtomic } from '@paneflow/instance';
 import { findLimitLine } from '@paneflow/procscan';
-import { nullable, TimeMs, UsageLimit, validate } from '@paneflow/protocol';
+import { nullable, TimeMs, UsageLimit, validate, type HostMethods, type ResultOf } from '@paneflow/protocol';
 import Type, { type Static } from 'typebox';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,13 @@ const LIMIT_LINE_CHARS = 200;
  * later turn ended it (`cleared`) — kept so that a serve restart neither shows an old limit again,
  * nor forgets a continue that is waiting, nor sends one twice.
  */
-const LimitRecord = Type.Object({ ...UsageLimit.properties, cleared: Type.Boolean(), continue_at_ms: nullable(TimeMs) });
+const LimitRecord = Type.Object({
+  ...UsageLimit.properties,
+  /** Where the line is in the pane's output, counted from its first line (dropped rows included): the same line read again is the same limit. */
+  line_number: Type.Integer({ minimum: 0 }),
+  cleared: Type.Boolean(),
+  continue_at_ms: nullable(TimeMs),
+});
 type LimitRecord = Static<typeof LimitRecord>;
 const LimitsFile = Type.Object({ version: Type.Literal(1), sessions: Type.Record(Type.String(), LimitRecord) });
 
@@ -68,22 +74,24 @@ export class Limits {
   async look(view: View): Promise<void> {
     const runtime = view.agent ? this.ctx.catalog.bySlug.get(view.agent.runtimeId) : undefined;
     if (!runtime || runtime.limitMarkers.length === 0) return;
-    let text: string;
+    let read: ResultOf<HostMethods, 'session.read'>;
     try {
-      ({ text } = await this.ctx.host.request('session.read', { session: view.session, lines: LIMIT_SCREEN_LINES }));
+      read = await this.ctx.host.request('session.read', { session: view.session, lines: LIMIT_SCREEN_LINES });
     } catch (error) {
       this.ctx.log(`limits: reading ${view.session}: ${(error as Error).message}`);
       return;
     }
     const now = Date.now();
-    const found = findLimitLine(runtime.limitMarkers, text.split('\n'), now, this.localZone);
+    const lines = read.text.split('\n');
+    const found = findLimitLine(runtime.limitMarkers, lines, now, this.localZone);
     const previous = this.records.get(view.session);
     // The continued turn ended: its limit is over, whatever the screen still shows.
     if (previous && !previous.cleared && (previous.continue === 'started' || previous.continue === 'sent')) this.clear(view, previous);
     if (!found) return;
     const line = found.line.slice(0, LIMIT_LINE_CHARS);
+    const lineNumber = read.dropped_rows + read.total_lines - lines.length + found.index;
     // The same line still on the screen is the limit already seen, not a new one.
-    if (previous && previous.line === line && previous.resets_at_ms === found.resetsAtMs) return;
+    if (previous && previous.line_number === lineNumber && previous.line === line) return;
     const { continue_at_reset, continue_margin_secs } = this.ctx.config.current.supervisor;
     const continues = found.resetsAtMs === null ? 'unknown_reset' : continue_at_reset && runtime.limits?.continue_prompt ? 'waiting' : 'off';
     const record: LimitRecord = {
@@ -91,6 +99,7 @@ export class Limits {
       line,
       resets_at_ms: found.resetsAtMs,
       continue: continues,
+      line_number: lineNumber,
       cleared: false,
       continue_at_ms: continues === 'waiting' ? found.resetsAtMs! + continue_margin_secs * 1000 : null,
     };

@@ -101,6 +101,12 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
     // The pane whose line named no reset got nothing past A's continue, and still shows its limit.
     expect(count(await screenMatching(on, c.surface, /spend limit/), /thinking about: continue/g)).toBe(0);
     expect((await on.call('fleet.list', {})).agents.find((s) => s.surface_id === c.surface)?.supervision?.limit).toMatchObject({ continue: 'unknown_reset' });
+    // The same text printed again by the next turn is a new limit, the one still on the screen above it is not.
+    const markC = probe.mark;
+    await on.call('surface.send_text', { surface_id: c.surface, text: 'limit', submit: true });
+    const again = await probe.next((f) => statusOf(c.surface)(f) && f.state === 'errored' && limitIn(f) !== null, markC);
+    expect(limitIn(again)!.seen_at_ms).toBeGreaterThan(limitIn(seenC)!.seen_at_ms);
+    await probe.next((f) => f.type === 'notification' && f.surface_id === c.surface && f.kind === 'usage_limit', markC);
 
     // Without the setting: past the same reset and margin, nothing was sent, and the limit shows until a turn starts.
     const [status] = (await off.call('fleet.list', {})).agents;

@@ -52,7 +52,7 @@ describe('reset times as the agents print them', () => {
 describe("the runtimes' markers over the agents' own lines", () => {
   test('Claude Code: the limit line with its reset, the newest on the screen', () => {
     const lines = ['> fix the tests', "  ⎿  You've hit your session limit · resets 3pm (Europe/Berlin)", '> continue', "  ⎿  You've hit your weekly limit · resets Dec 8, 3:30pm (Europe/Berlin)", ''];
-    expect(findLimitLine(markers('claude-code'), lines, NOW, 'UTC')).toEqual({ line: "⎿  You've hit your weekly limit · resets Dec 8, 3:30pm (Europe/Berlin)", resetsAtMs: at('2026-12-08T14:30:00Z') });
+    expect(findLimitLine(markers('claude-code'), lines, NOW, 'UTC')).toEqual({ line: "⎿  You've hit your weekly limit · resets Dec 8, 3:30pm (Europe/Berlin)", index: 3, resetsAtMs: at('2026-12-08T14:30:00Z') });
   });
 
   test('Claude Code: another year, and a limit that names no reset', () => {

@@ -7,9 +7,10 @@
 /** The named groups a marker may use to say where the reset time is in its line. */
 export const LIMIT_GROUPS = ['clock', 'date', 'year', 'zone', 'epoch', 'in'] as const;
 
-/** A marker's line and the reset it names (null: the line does not say, or not readably). */
+/** A marker's line, where it is among the lines given, and the reset it names (null: the line does not say, or not readably). */
 export interface LimitLine {
   line: string;
+  index: number;
   resetsAtMs: number | null;
 }
 
@@ -23,7 +24,7 @@ export function findLimitLine(markers: readonly RegExp[], lines: readonly string
   for (let i = lines.length - 1; i >= 0; i--) {
     for (const marker of markers) {
       const match = marker.exec(lines[i]);
-      if (match) return { line: lines[i].trim(), resetsAtMs: resetTime(match.groups ?? {}, nowMs, localZone) };
+      if (match) return { line: lines[i].trim(), index: i, resetsAtMs: resetTime(match.groups ?? {}, nowMs, localZone) };
     }
   }
   return null;
