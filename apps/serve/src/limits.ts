@@ -23,6 +23,8 @@ const LimitRecord = Type.Object({
   ...UsageLimit.properties,
   /** Where the line is in the pane's output, counted from its first line (dropped rows included): the same line read again is the same limit. */
   line_number: Type.Integer({ minimum: 0 }),
+  /** The agent that printed it: only it is continued. */
+  runtime_id: Type.String(),
   cleared: Type.Boolean(),
   continue_at_ms: nullable(TimeMs),
 });
@@ -100,6 +102,7 @@ export class Limits {
       resets_at_ms: found.resetsAtMs,
       continue: continues,
       line_number: lineNumber,
+      runtime_id: runtime.slug,
       cleared: false,
       continue_at_ms: continues === 'waiting' ? found.resetsAtMs! + continue_margin_secs * 1000 : null,
     };
@@ -125,22 +128,29 @@ export class Limits {
   private async continueAfterReset(session: string, record: LimitRecord): Promise<void> {
     const view = this.ctx.views.get(session);
     const pane = this.ctx.model.paneBySession(session);
-    const prompt = view?.agent ? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.limits?.continue_prompt : undefined;
-    if (!view || !pane || !prompt || this.records.get(session) !== record || record.cleared || record.continue !== 'waiting') return;
-    record.continue = 'sent';
-    this.save();
-    this.reduction.announce(view);
+    if (!view || !pane || this.records.get(session) !== record || record.cleared || record.continue !== 'waiting') return;
+    const runtime = this.ctx.catalog.bySlug.get(record.runtime_id);
+    const prompt = runtime?.limits?.continue_prompt;
+    // Typed only to the agent that hit the limit: one that left its pane gets nothing, and did not start.
+    const running = view.lifecycle === 'live' && view.agent?.runtimeId === record.runtime_id;
     let started = false;
-    try {
-      started = (await this.sending.supervisorSubmit(pane.surface_id, prompt)).started === true;
-    } catch (error) {
-      this.ctx.log(`limits: continuing ${session}: ${(error as Error).message}`);
+    if (running && prompt) {
+      record.continue = 'sent';
+      this.save();
+      this.reduction.announce(view);
+      try {
+        started = (await this.sending.supervisorSubmit(pane.surface_id, prompt)).started === true;
+      } catch (error) {
+        this.ctx.log(`limits: continuing ${session}: ${(error as Error).message}`);
+      }
+      if (this.records.get(session) !== record) return;
     }
-    if (this.records.get(session) !== record) return;
     record.continue = started ? 'started' : 'not_started';
     this.save();
     this.reduction.announce(view);
-    if (!started) this.reduction.notice(view, { kind: 'continue_not_started', body: `"${prompt}" was sent after the usage limit's reset, and no turn started` });
+    if (started) return;
+    const body = running ? `"${prompt}" was sent after the usage limit's reset, and no turn started` : `${runtime?.label ?? record.runtime_id} is no longer running here: nothing was sent after the usage limit's reset`;
+    this.reduction.notice(view, { kind: 'continue_not_started', body }, record.runtime_id);
   }
 
   private clear(view: View, record: LimitRecord): void {

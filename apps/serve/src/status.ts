@@ -193,14 +193,17 @@ export class Reduction {
     }, Math.max(0, Math.min(...times) - now) + 1);
   }
 
-  /** A supervisor's notice (a stall, a usage limit…), under the same hidden and rate-limit rules as the reducer's. */
-  notice(view: View, notice: Notice): void {
-    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
+  /**
+   * A supervisor's notice (a stall, a usage limit…), under the same hidden and rate-limit rules as
+   * the reducer's; also for a pane whose agent `runtimeId` has left it (a continue that found it gone).
+   */
+  notice(view: View, notice: Notice, runtimeId = view.agent?.runtimeId ?? null): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice, runtimeId);
   }
 
-  private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
-    if (!pane || !view.agent) return;
-    if (this.hidden(view.agent.runtimeId)) {
+  private notify(view: View, pane: PaneRecord | undefined, notice: Notice, runtimeId = view.agent?.runtimeId ?? null) {
+    if (!pane || !runtimeId) return;
+    if (this.hidden(runtimeId)) {
       this.ctx.counters.notifications_hidden++;
       return;
     }
@@ -212,7 +215,7 @@ export class Reduction {
     }
     this.lastNotice.set(key, now);
     this.ctx.counters.notifications++;
-    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
+    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(runtimeId)?.label ?? 'Agent';
     this.ctx.publish({ type: 'notification', surface_id: pane.surface_id, session: view.session, kind: notice.kind, title, body: notice.body });
   }
 

@@ -56,11 +56,13 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
     const a = await agent(on, 'limited');
     const b = await agent(off, 'left');
     const c = await agent(on, 'unreadable');
-    const { seconds, minute } = toNextMinute(15);
+    const d = await agent(on, 'leaving');
+    const { seconds, minute } = toNextMinute(20);
     const markA = a.events.mark;
     const markB = b.events.mark;
     await on.call('surface.send_text', { surface_id: a.surface, text: `limit ${seconds}`, submit: true });
     await off.call('surface.send_text', { surface_id: b.surface, text: `limit ${seconds}`, submit: true });
+    await on.call('surface.send_text', { surface_id: d.surface, text: `limit ${seconds}`, submit: true });
     // A limit line that names no reset: shown, never continued.
     await on.call('surface.send_text', { surface_id: c.surface, text: 'limit', submit: true });
     const seenC = await c.events.next((f) => statusOf(c.surface)(f) && limitIn(f) !== null);
@@ -80,12 +82,20 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
 
     // A restart before the reset forgets nothing: the continue still goes, once.
     expect(Date.now()).toBeLessThan(minute - 3000);
+    await d.events.next((f) => statusOf(d.surface)(f) && limitIn(f)?.continue === 'waiting');
     await restartServe(on);
     const after = await on.subscribe();
+    // This one's agent leaves before the reset: its continue cannot start a turn, and the person hears so.
+    await on.call('surface.send_text', { surface_id: d.surface, text: 'exit', submit: true });
+    await after.next((f) => f.type === 'session_changed' && f.surface_id === d.surface && (f.row as { lifecycle: string }).lifecycle === 'exited');
+    expect(Date.now()).toBeLessThan(minute);
     const started = await after.next(continueIs(a.surface, 'started'), 0, minute - Date.now() + 20_000);
     expect(started.at_ms).toBeGreaterThanOrEqual(minute + 1000);
     expect(after.frames.filter((f) => statusOf(a.surface)(f) && limitIn(f)?.continue === 'sent').length).toBeGreaterThanOrEqual(1);
     await after.next((f) => statusOf(a.surface)(f) && f.state === 'finished' && limitIn(f) === null);
+    await after.next(continueIs(d.surface, 'not_started'));
+    const notStarted = await after.next((f) => f.type === 'notification' && f.surface_id === d.surface);
+    expect(notStarted).toMatchObject({ kind: 'continue_not_started', body: "Claude Code is no longer running here: nothing was sent after the usage limit's reset" });
 
     // Another restart does not send it again: a probe's turn comes and goes, and one continue is on the screen.
     await restartServe(on);
@@ -100,7 +110,7 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
     );
     // The pane whose line named no reset got nothing past A's continue, and still shows its limit.
     expect(count(await screenMatching(on, c.surface, /spend limit/), /thinking about: continue/g)).toBe(0);
-    expect((await on.call('fleet.list', {})).agents.find((s) => s.surface_id === c.surface)?.supervision?.limit).toMatchObject({ continue: 'unknown_reset' });
+    expect((await on.call('surface.status', { surface_id: c.surface })).supervision?.limit).toMatchObject({ continue: 'unknown_reset' });
     // The same text printed again by the next turn is a new limit, the one still on the screen above it is not.
     const markC = probe.mark;
     await on.call('surface.send_text', { surface_id: c.surface, text: 'limit', submit: true });
@@ -109,8 +119,7 @@ describe('usage limits: the line, its reset, and the continue after it', () => {
     await probe.next((f) => f.type === 'notification' && f.surface_id === c.surface && f.kind === 'usage_limit', markC);
 
     // Without the setting: past the same reset and margin, nothing was sent, and the limit shows until a turn starts.
-    const [status] = (await off.call('fleet.list', {})).agents;
-    expect(status.supervision?.limit).toMatchObject({ continue: 'off', resets_at_ms: minute });
+    expect((await off.call('surface.status', { surface_id: b.surface })).supervision?.limit).toMatchObject({ continue: 'off', resets_at_ms: minute });
     expect(count(await screenMatching(off, b.surface, /resets/), /thinking about: continue/g)).toBe(0);
     const markNext = b.events.mark;
     await off.call('surface.send_text', { surface_id: b.surface, text: 'next', submit: true });
