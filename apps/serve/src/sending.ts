@@ -22,21 +22,16 @@ export class Sending {
   ) {}
 
   /**
-   * A queued prompt's delivery (apps/serve/src/supervisor/queue.ts): a submit under every rule of
-   * `surface.send_text` (gate, busy guard, confirmation), its prompt recorded as the queue's. Its
-   * scope was checked when it was queued (or sent by request), so it speaks for its pane's workspace.
+   * `surface.send_text`; serve's own parts pass `via`: where a submitted prompt came from (the turn
+   * ledger's source), and whether the caller's workspace scope applies (not for the supervisor,
+   * which acts on a pane's own queue or setting).
    */
-  submitQueued(surfaceId: number, text: string, force: boolean): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
-    const workspaceId = this.ctx.pane(surfaceId).workspace_id;
-    return this.sendText({ surface_id: surfaceId, text, submit: true, workspace_id: workspaceId, ...(force ? { force } : {}) }, 'queue');
-  }
-
-  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>, source: PromptSource = 'send'): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>, via: { source: PromptSource; scoped: boolean } = { source: 'send', scoped: true }): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
     const { ctx } = this;
     const { surface_id, text, submit = false, paste, scope, workspace_id, force } = params;
     if (!ctx.capabilities.scripting && !ctx.config.current.ai_unrestricted) throw disabled('surface.send_text', 'PANEFLOW_IPC_SCRIPTING');
     const pane = ctx.pane(surface_id);
-    this.workspaces.checkScope(pane, scope, workspace_id);
+    if (via.scoped) this.workspaces.checkScope(pane, scope, workspace_id);
     const size = Buffer.byteLength(text);
     if (size > MAX_SEND_TEXT_BYTES) throw invalid(`text of ${size} bytes is over ${MAX_SEND_TEXT_BYTES}`, 'text_too_long', 'text');
     const view = ctx.view(pane);
@@ -53,7 +48,7 @@ export class Sending {
     // Watched before sending, so that no transition can come and go unseen.
     const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
     // What is typed may begin the agent's next turn (its prompt), or end its wait (the ledger's answer).
-    if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, source);
+    if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, via.source);
     this.reduction.turns.noteAction(view.session, 'send', text);
     try {
       const deferred = submit && usePaste;
@@ -162,6 +157,24 @@ export class Sending {
   private refuseIfWaiting(surfaceId: number, state: CliState, what: string): void {
     if (state !== 'waiting_for_input') return;
     throw refusedByState(`agent_busy: surface ${surfaceId} is waiting_for_input; ${what} would answer its prompt (answer it with surface.answer, or force it)`, 'agent_busy');
+  }
+
+  /**
+   * The supervisor's submit (a queued prompt, a stalled agent's nudge, the continue after a usage
+   * limit): the gate, busy guard and confirmation of `surface.send_text`, without a caller's
+   * workspace scope (a queued prompt's was checked when it was queued; a setting is serve's own).
+   */
+  supervisorSubmit(surfaceId: number, text: string, source: PromptSource = 'send', force = false): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+    return this.sendText({ surface_id: surfaceId, text, submit: true, ...(force ? { force } : {}) }, { source, scoped: false });
+  }
+
+  /** The supervisor's keystrokes (a nudge's Esc), behind the same gate as a submit. */
+  async supervisorKeys(session: string, keys: readonly string[]): Promise<void> {
+    if (!this.ctx.capabilities.scripting && !this.ctx.config.current.ai_unrestricted) throw disabled('surface.send_keystroke', 'PANEFLOW_IPC_SCRIPTING');
+    for (const keystroke of keys) {
+      this.reduction.turns.noteAction(session, 'key', keystroke);
+      await this.ctx.host.request('session.key', { session, keystroke, origin: 'automation' });
+    }
   }
 
   async sendKeystroke(params: ParamsOf<PublicMethods, 'surface.send_keystroke'>): Promise<{ sent: true }> {

@@ -55,8 +55,7 @@ export class Reduction {
 
   reduce(view: View): void {
     const now = Date.now();
-    const config = this.ctx.config.current;
-    const before = { ...view.entry, state: stateOf(view, config, now) };
+    const before = { ...view.entry, state: stateOf(view) };
     const { entry, notices } = reduceEntry(view.entry, {
       record: view.declared,
       running: view.lifecycle === 'live',
@@ -75,7 +74,7 @@ export class Reduction {
       entry.reason !== before.reason ||
       entry.outcome !== before.outcome ||
       entry.unread !== before.unread ||
-      stateOf(view, config, now) !== before.state;
+      stateOf(view) !== before.state;
     if (entry.outcome !== before.outcome && pane) {
       const runtimeId = view.agent?.runtimeId ?? view.lastRuntimeId;
       this.activity.append({ at_ms: now, surface_id: pane.surface_id, session: view.session, runtime_id: runtimeId, state_seq: entry.stateSeq, previous: before.outcome, outcome: entry.outcome });
@@ -104,7 +103,7 @@ export class Reduction {
 
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
-    const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());
+    const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, Date.now());
     const now = Date.now();
     const supervision = Object.assign({ ...NO_SUPERVISION }, ...this.supervisionParts.map((part) => part(view, now))) as Supervision;
     return { ...status, hidden: this.hidden(status.runtime_id), subagents: this.subagents.running(view.session, view.generation), supervision, revision: this.revision };
@@ -179,18 +178,13 @@ export class Reduction {
     this.ctx.model.changed();
   }
 
-  /** The reason (detecting → no_signal) and the stalled state change with time alone. */
+  /** The reason (detecting → no_signal) changes with time alone (the stall has its own clock, stalls.ts). */
   private scheduleClock(view: View, now: number) {
     if (view.clockTimer) clearTimeout(view.clockTimer);
     view.clockTimer = null;
     const times: number[] = [];
     const reasonAt = nextReasonChangeMs(view.entry, view.agent);
     if (reasonAt !== null) times.push(reasonAt);
-    const stall = this.ctx.config.current.agent_stall_threshold_secs;
-    if (stall > 0 && view.entry.status === 'busy' && view.lastActivityMs !== null) {
-      const stallAt = view.lastActivityMs + stall * 1000;
-      if (stallAt > now) times.push(stallAt);
-    }
     if (times.length === 0) return;
     view.clockTimer = setTimeout(() => {
       view.clockTimer = null;
@@ -198,14 +192,17 @@ export class Reduction {
     }, Math.max(0, Math.min(...times) - now) + 1);
   }
 
-  /** A notice of serve's own (the supervisor's), under the reducer's rules: none for a hidden agent, one a kind per pane per second. */
-  notice(view: View, notice: Notice): void {
-    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
+  /**
+   * A supervisor's notice (a stall, a usage limit…), under the same hidden and rate-limit rules as
+   * the reducer's; also for a pane whose agent `runtimeId` has left it (a continue that found it gone).
+   */
+  notice(view: View, notice: Notice, runtimeId = view.agent?.runtimeId ?? null): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice, runtimeId);
   }
 
-  private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
-    if (!pane || !view.agent) return;
-    if (this.hidden(view.agent.runtimeId)) {
+  private notify(view: View, pane: PaneRecord | undefined, notice: Notice, runtimeId = view.agent?.runtimeId ?? null) {
+    if (!pane || !runtimeId) return;
+    if (this.hidden(runtimeId)) {
       this.ctx.counters.notifications_hidden++;
       return;
     }
@@ -217,7 +214,7 @@ export class Reduction {
     }
     this.lastNotice.set(key, now);
     this.ctx.counters.notifications++;
-    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
+    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(runtimeId)?.label ?? 'Agent';
     this.ctx.publish({ type: 'notification', surface_id: pane.surface_id, session: view.session, kind: notice.kind, title, body: notice.body });
   }
 

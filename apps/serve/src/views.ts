@@ -1,8 +1,7 @@
 import type { Catalog } from '@paneflow/procscan';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol';
-import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject, TypedInput } from '@paneflow/protocol';
+import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, Stall, StatusObject, TypedInput } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
-import type { Config } from './config';
 import type { SavedEntry } from './model';
 
 /** Everything serve knows of one host session. */
@@ -39,8 +38,12 @@ export interface View {
   attentionSinceMs: number | null;
   /** What a person last typed at a face while the program waited (the host says): who answered. */
   typed: TypedInput | null;
-  /** Set while a timer will reduce again (detecting → no_signal, stalled). */
+  /** Set while a timer will reduce again (detecting → no_signal). */
   clockTimer: NodeJS.Timeout | null;
+  /** When serve last accepted a hook frame of this session (the stall facts). */
+  lastHookMs: number | null;
+  /** The supervisor's stall observation (stalls.ts): the CLI state is `stalled` exactly while it is set. */
+  stalled: Stall | null;
 }
 
 export function emptyHook(): HookMetadata {
@@ -106,6 +109,8 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     attentionSinceMs: null,
     typed: null,
     clockTimer: null,
+    lastHookMs: null,
+    stalled: null,
   };
 }
 
@@ -140,12 +145,9 @@ export function applyState(view: View, state: SessionState, now: number): void {
 /** The agent's conversation id: the host's record follows both its hooks and its session files. */
 export const providerSessionId = (view: View) => view.resume?.provider_session_id ?? view.hook.provider_session_id;
 
-export function stateOf(view: View, config: Config, now: number): CliState {
-  return cliState(view.entry, view.declared, view.agent !== null, {
-    stallThresholdSecs: config.agent_stall_threshold_secs,
-    lastActivityMs: view.lastActivityMs,
-    nowMs: now,
-  });
+/** The CLI state (§3.6): `stalled` while the supervisor observes a stall (supervisor/stalls.ts). */
+export function stateOf(view: View): CliState {
+  return cliState(view.entry, view.declared, view.agent !== null, { stalled: view.stalled !== null });
 }
 
 const PROMPT_TITLE_CHARS = 60;
@@ -168,7 +170,6 @@ export function statusObject(
   pane: { surface_id: number; name: string | null },
   workspaceIndex: number,
   catalog: Catalog,
-  config: Config,
   now: number,
 ): Omit<StatusObject, 'revision'> {
   // A pane whose process is gone is still its agent's pane: "lost — resume" needs to know whose.
@@ -184,7 +185,7 @@ export function statusObject(
     tool: runtime?.tool ?? null,
     runtime_id: runtime?.slug ?? null,
     pid: view.agent?.pid ?? null,
-    state: stateOf(view, config, now),
+    state: stateOf(view),
     status: view.entry.status,
     reason: view.entry.reason,
     hooked: view.hook.pid !== null && view.hook.pid === view.agent?.pid,

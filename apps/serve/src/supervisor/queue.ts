@@ -61,7 +61,7 @@ export class PromptQueue {
       this.turnSinceHold.delete(view.session);
       return;
     }
-    const state = stateOf(view, this.ctx.config.current, Date.now());
+    const state = stateOf(view);
     if (!inTurn(state)) this.calm.set(view.session, view.generation);
     if (queue.held) {
       if (inTurn(state) && this.calm.get(view.session) === view.generation) this.turnSinceHold.set(view.session, view.generation);
@@ -91,7 +91,7 @@ export class PromptQueue {
     this.inFlight.set(session, item.id);
     this.changed(session, () => queue.items.splice(index, 1));
     try {
-      const sent = await this.sending.submitQueued(pane.surface_id, item.text, force);
+      const sent = await this.sending.supervisorSubmit(pane.surface_id, item.text, 'queue', force);
       // A person's send releases the hold; one that starts no turn holds the queue again.
       const now = this.store.queues.get(session);
       if (byRequest && now?.held) this.changed(session, () => (now.held = null));

@@ -124,17 +124,17 @@ export class AnswerRules {
   }
 
   /** The permission prompt a pane waits at now, with a declared message; null for anything else. */
-  private waitOf(view: View, now: number): Wait | null {
+  private waitOf(view: View): Wait | null {
     const declared = view.declared;
     if (view.entry.status !== 'attention' || !view.agent || declared?.state !== 'blocked' || declared.kind !== 'permission') return null;
-    if (!declared.message || stateOf(view, this.ctx.config.current, now) !== 'waiting_for_input') return null;
+    if (!declared.message || stateOf(view) !== 'waiting_for_input') return null;
     return { stateSeq: view.entry.stateSeq, message: declared.message, runtime: view.agent.runtimeId };
   }
 
   /** After each reduction: a wait that ended or changed drops its answer; a new one is judged once. */
   private observe(view: View, pane: PaneRecord | undefined, now: number): void {
     const { session } = view;
-    const wait = pane ? this.waitOf(view, now) : null;
+    const wait = pane ? this.waitOf(view) : null;
     const pending = this.pending.get(session);
     if (pending && pending.stateSeq !== wait?.stateSeq) this.cancel(session);
     if (!wait) {
