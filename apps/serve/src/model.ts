@@ -1,4 +1,4 @@
-import { moveAside, readJson, removeTempFiles, writeJsonAtomic } from '@paneflow/instance';
+import { readCheckedJson, removeTempFiles, writeJsonAtomic } from '@paneflow/instance';
 import { ErrorCode, LayoutTree, ManagedWorktree, nullable, ReducedStatus, RpcError, SurfaceId, Uuid, validate, type LayoutNode } from '@paneflow/protocol';
 import { dirname } from 'node:path';
 import Type, { type Static } from 'typebox';
@@ -93,23 +93,7 @@ export class Model {
 
   /** The saved model; a file that is not one is moved aside and named in the log, once. */
   private load(): ModelFile | undefined {
-    let problem: string | null;
-    try {
-      const value = readJson(this.path);
-      if (value === undefined) return undefined;
-      problem = problemOf(value);
-      if (!problem) return value as ModelFile;
-    } catch (error) {
-      problem = (error as Error).message;
-    }
-    let aside: string;
-    try {
-      aside = `moved to ${moveAside(this.path)}`;
-    } catch (error) {
-      aside = `not moved aside (${(error as Error).message})`;
-    }
-    this.log(`${this.path} is not a saved model: ${problem}; ${aside}; starting from the host's sessions`);
-    return undefined;
+    return readCheckedJson<ModelFile>(this.path, problemOf, { what: 'a saved model', then: "starting from the host's sessions", log: this.log }).value;
   }
 
   changed(): void {

@@ -244,9 +244,9 @@ test('records on disk: a restarted serve lists them as they were, every file of 
   expect((await pf.call('turn.list', { session })).turns).toEqual(listed);
   for (const name of ['9.json', '8.json', '7.json', '6.json', '5.json']) expect([name, readdirSync(dir).includes(`${name}.unreadable`)]).toEqual([name, true]);
   expect(readdirSync(ledger).filter((f) => f.endsWith('.unreadable')).sort()).toEqual([`${stray}.unreadable`, 'looked.json.unreadable']);
-  expect(pf.serveLog()).toMatch(/turn ledger: .*9\.json is not what it should be/);
-  expect(pf.serveLog()).toMatch(/6\.json is not what it should be \('change\/ref' must match pattern/);
-  expect(pf.serveLog()).toContain(`5.json is not what it should be (its ref is not its own: ${otherRef})`);
+  expect(pf.serveLog()).toMatch(/9\.json is not a file of the turn ledger: /);
+  expect(pf.serveLog()).toMatch(/6\.json is not a file of the turn ledger: 'change\/ref' must match pattern/);
+  expect(pf.serveLog()).toContain(`5.json is not a file of the turn ledger: its ref is not its own: ${otherRef}; moved to `);
   expect((await pf.call('fleet.digest', {})).looked_at_ms).toBeNull();
 
   expect(git(repo, 'for-each-ref', '--format=%(refname)', `refs/paneflow/turns/${session}/`).split('\n').filter(Boolean)).toHaveLength(2);

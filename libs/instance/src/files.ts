@@ -117,6 +117,34 @@ export function moveAside(path: string): string {
   return aside;
 }
 
+/** What `readCheckedJson` found: the value, no file at all, or a file that was not one (now moved aside). */
+export type Checked<T> = { value: T } | { value: undefined; refused: boolean };
+
+/**
+ * A JSON file of the home that one program keeps, read and checked by `problemOf` (null: it is
+ * one). A file that is not (not a regular file, over the cap, not JSON, the wrong shape) is moved
+ * to `<path>.unreadable` and said once: `<path> is not <what>: <problem>; moved to …; <then>`.
+ */
+export function readCheckedJson<T>(path: string, problemOf: (value: unknown) => string | null, say: { what: string; then: string; log: (line: string) => void }): Checked<T> {
+  let problem: string | null;
+  try {
+    const value = readJson(path);
+    if (value === undefined) return { value: undefined, refused: false };
+    problem = problemOf(value);
+    if (problem === null) return { value: value as T };
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  let aside: string;
+  try {
+    aside = `moved to ${moveAside(path)}`;
+  } catch (error) {
+    aside = `not moved aside (${(error as Error).message})`;
+  }
+  say.log(`${path} is not ${say.what}: ${problem}; ${aside}${say.then ? `; ${say.then}` : ''}`);
+  return { value: undefined, refused: true };
+}
+
 /** A log file is rotated when it reaches this size… */
 export const LOG_CAP_BYTES = 1024 * 1024;
 /** …into `<log>.1`, `.2`, `.3`; the oldest is dropped. */

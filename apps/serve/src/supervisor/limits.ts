@@ -1,4 +1,4 @@
-import { moveAside, readJson, writeJsonAtomic } from '@paneflow/instance';
+import { readCheckedJson, writeJsonAtomic } from '@paneflow/instance';
 import { findLimitLine } from '@paneflow/procscan';
 import { nullable, TimeMs, UsageLimit, validate, type HostMethods, type ResultOf } from '@paneflow/protocol';
 import Type, { type Static } from 'typebox';
@@ -163,26 +163,12 @@ export class Limits {
 
   /** The saved limits; a file that is not one is moved aside and named in the log (nothing is continued from it). */
   private load(): void {
-    let problem: string;
-    try {
-      const data = readJson(this.path);
-      if (data === undefined) return;
-      const invalid = validate(LimitsFile, data);
-      if (!invalid) {
-        for (const [session, record] of Object.entries((data as Static<typeof LimitsFile>).sessions)) this.records.set(session, record);
-        return;
-      }
-      problem = `${invalid.field}: ${invalid.message}`;
-    } catch (error) {
-      problem = (error as Error).message;
-    }
-    let aside: string;
-    try {
-      aside = `moved to ${moveAside(this.path)}`;
-    } catch (error) {
-      aside = `not moved aside (${(error as Error).message})`;
-    }
-    this.ctx.log(`limits: ${this.path} is not a limits file: ${problem}; ${aside}`);
+    const problemOf = (value: unknown) => {
+      const invalid = validate(LimitsFile, value);
+      return invalid && `${invalid.field}: ${invalid.message}`;
+    };
+    const file = readCheckedJson<Static<typeof LimitsFile>>(this.path, problemOf, { what: 'a limits file', then: 'no continue waits', log: this.ctx.log }).value;
+    for (const [session, record] of Object.entries(file?.sessions ?? {})) this.records.set(session, record);
   }
 
   /** Writes every limit of a session serve still has (one that is gone is forgotten here). */

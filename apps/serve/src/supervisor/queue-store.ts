@@ -1,4 +1,4 @@
-import { moveAside, readJson, writeJsonAtomic } from '@paneflow/instance';
+import { readCheckedJson, writeJsonAtomic } from '@paneflow/instance';
 import { ErrorCode, nullable, QUEUE_MAX_PER_PANE, QueueHold, QueueId, RpcError, TimeMs, Uuid, validate } from '@paneflow/protocol';
 import Type, { type Static } from 'typebox';
 
@@ -54,23 +54,7 @@ export class QueueStore {
 
   /** The saved queues; a file that is not one is moved aside and named in the log, once. */
   private load(): QueueFile | undefined {
-    let problem: string | null;
-    try {
-      const value = readJson(this.path);
-      if (value === undefined) return undefined;
-      problem = problemOf(value);
-      if (!problem) return value as QueueFile;
-    } catch (error) {
-      problem = (error as Error).message;
-    }
-    let aside: string;
-    try {
-      aside = `moved to ${moveAside(this.path)}`;
-    } catch (error) {
-      aside = `not moved aside (${(error as Error).message})`;
-    }
-    this.log(`${this.path} is not a saved queue: ${problem}; ${aside}; starting with no queued prompts`);
-    return undefined;
+    return readCheckedJson<QueueFile>(this.path, problemOf, { what: 'a saved queue', then: 'starting with no queued prompts', log: this.log }).value;
   }
 
   newId(): string {

@@ -1,4 +1,4 @@
-import { moveAside, readJson, writeJsonAtomic } from '@paneflow/instance';
+import { readCheckedJson, writeJsonAtomic } from '@paneflow/instance';
 import { AUTO_ANSWER_SHOWN_MS, AUTO_ANSWERS_LISTED, AutoAnswer, ErrorCode, RULE_PER_HOUR_MAX, RpcError, TimeMs, validate } from '@paneflow/protocol';
 import Type, { type Static } from 'typebox';
 
@@ -129,32 +129,18 @@ export class RulesStore {
 
   /** The saved state; a file that is not one is moved aside and named once, and the rules stay off. */
   private load(): void {
-    let problem: string;
-    try {
-      const value = readJson(this.path);
-      if (value === undefined) return;
-      const fault = validate(RulesFile, value);
-      if (fault === null) {
-        const file = value as RulesFile;
-        const now = Date.now();
-        this.on = file.enabled;
-        for (const [rule, times] of Object.entries(file.used)) this.used.set(rule, times.filter((t) => t <= now).sort((a, b) => a - b));
-        this.answered = file.answered.filter((a) => a.at_ms <= now).sort((a, b) => b.at_ms - a.at_ms);
-        for (const answer of [...this.answered].reverse()) this.latestOf.set(answer.session, answer);
-        return;
-      }
-      problem = fault.message;
-    } catch (error) {
-      problem = (error as Error).message;
+    const problemOf = (value: unknown) => validate(RulesFile, value)?.message ?? null;
+    // Whether the person had turned them off is lost with a bad file: off is the side that types nothing.
+    const read = readCheckedJson<RulesFile>(this.path, problemOf, { what: "the answer rules' state", then: 'the rules are off until `paneflow rules on`', log: this.log });
+    if (read.value === undefined) {
+      if (read.refused) this.on = false;
+      return;
     }
-    let aside: string;
-    try {
-      aside = `moved to ${moveAside(this.path)}`;
-    } catch (error) {
-      aside = `not moved aside (${(error as Error).message})`;
-    }
-    // Whether the person had turned them off is lost with the file: off is the side that types nothing.
-    this.on = false;
-    this.log(`${this.path} is not the answer rules' state: ${problem}; ${aside}; the rules are off until \`paneflow rules on\``);
+    const file = read.value;
+    const now = Date.now();
+    this.on = file.enabled;
+    for (const [rule, times] of Object.entries(file.used)) this.used.set(rule, times.filter((t) => t <= now).sort((a, b) => a - b));
+    this.answered = file.answered.filter((a) => a.at_ms <= now).sort((a, b) => b.at_ms - a.at_ms);
+    for (const answer of [...this.answered].reverse()) this.latestOf.set(answer.session, answer);
   }
 }

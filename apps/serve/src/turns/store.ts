@@ -1,4 +1,4 @@
-import { moveAside, readJson, removeTempFiles, writeTextAtomicAsync } from '@paneflow/instance';
+import { moveAside, readCheckedJson, removeTempFiles, writeTextAtomicAsync } from '@paneflow/instance';
 import { TimeMs, TURNS_KEPT, TURNS_KEPT_PER_SESSION, TurnRecord, validate } from '@paneflow/protocol';
 import { readdirSync, rmdirSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -93,18 +93,7 @@ export class TurnStore {
 
   /** A file of the ledger, or undefined: missing, or not what it should be (then moved aside, and named once in the log). */
   private read<T>(path: string, problemOf: (value: unknown) => string | null): T | undefined {
-    let value: unknown;
-    let problem: string | null;
-    try {
-      value = readJson(path);
-      if (value === undefined) return undefined;
-      problem = problemOf(value);
-    } catch (error) {
-      problem = `not JSON: ${(error as Error).message}`;
-    }
-    if (problem === null) return value as T;
-    this.log(`turn ledger: ${path} is not what it should be (${problem}); moved to ${moveAside(path)}`);
-    return undefined;
+    return readCheckedJson<T>(path, problemOf, { what: 'a file of the turn ledger', then: '', log: this.log }).value;
   }
 
   /** Every record of a session, oldest first. */
