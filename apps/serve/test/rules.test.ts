@@ -23,6 +23,15 @@ const RULES = [
 const waitingAt = (surface: number) => (f: Frame) => f.type === 'status_changed' && f.surface_id === surface && f.state === 'waiting_for_input';
 /** The end of the turn a prompt began (a turn's record may be announced after the next turn's status). */
 const turnEnded = (surface: number, prompt?: string) => (f: Frame) => f.type === 'turn_ended' && f.surface_id === surface && (prompt === undefined || (f.turn as TurnRecord).prompt?.text === prompt);
+/** kill -9 of serve, then a new one started as users start it; its events from then on. */
+async function killAndRestartServe(instance: Instance) {
+  killIfAlive(instance.servePid);
+  await waitUntilGone(instance.servePid);
+  const restarted = serveCli(instance.env, 'start');
+  expect(restarted.code).toBe(0);
+  instance.servePid = JSON.parse(restarted.stdout).pid;
+  return instance.subscribe();
+}
 const autoAnswered = (surface: number) => (f: Frame) => f.type === 'notification' && f.surface_id === surface && f.kind === 'answered_by_rule';
 
 describe('with the scripting gate open', () => {
@@ -159,12 +168,7 @@ describe('with the scripting gate open', () => {
     expect(await pf.call('rules.test', { message: 'approve Bash: deploy again permission' })).toEqual(spent);
 
     // A new serve reads the hour's counts back, and judges the wait it finds the same way.
-    killIfAlive(pf.servePid);
-    await waitUntilGone(pf.servePid);
-    const restarted = serveCli(pf.env, 'start');
-    expect(restarted.code).toBe(0);
-    pf.servePid = JSON.parse(restarted.stdout).pid;
-    events = await pf.subscribe();
+    events = await killAndRestartServe(pf);
     expect((await pf.call('rules.list', {})).rules.find((r) => r.name === 'deploys')?.used_last_hour).toBe(1);
     expect(await pf.call('rules.test', { message: 'approve Bash: deploy again permission' })).toEqual(spent);
     const { answered } = await pf.call('fleet.inbox', {});
@@ -186,12 +190,7 @@ describe('with the scripting gate open', () => {
     expect(await pf.call('rules.test', { message: 'approve Bash: run the tests', runtime_id: 'claude-code' })).toEqual({ rule: null, answer: null, reason: "rule 'tests' matches, but the answer rules are off (paneflow rules on)" });
     const off = await ask(a, 'run the tests while off permission');
 
-    killIfAlive(pf.servePid);
-    await waitUntilGone(pf.servePid);
-    const restarted = serveCli(pf.env, 'start');
-    expect(restarted.code).toBe(0);
-    pf.servePid = JSON.parse(restarted.stdout).pid;
-    events = await pf.subscribe();
+    events = await killAndRestartServe(pf);
     expect((await pf.call('rules.list', {})).enabled).toBe(false);
     await until(async () => (await pf.call('fleet.list', {})).agents.filter((s) => s.reason === 'declared').length === 3, 'the new serve sees the agents');
 
