@@ -137,10 +137,16 @@ describe('with an instance (scripting and orchestration on)', () => {
   });
   afterAll(() => home.cleanup());
 
+  const paneIds = () => home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id);
+  /** A pane of the test's own beside pane 1 (its shell, or `command`), named `name`. */
+  const split = async (name: string, { direction = 'h', ...more }: { direction?: 'h' | 'v'; cwd?: string; command?: string } = {}) =>
+    (await home.rpc('surface.split', { direction, surface_id: 1, name, ...more })).surface_id;
+
   test('start adopts the running instance; host and serve report themselves', () => {
     expect(home.run(['start']).json()).toMatchObject({ serve: { adopted: true } });
     expect(home.run(['serve', 'status']).json()).toMatchObject({ protocol: 1, capabilities: { scripting: true, orchestration: true } });
-    expect(home.run(['host', 'status']).json()).toMatchObject({ protocol: 1, sessions: { live: 1 } });
+    // One live session a pane: `main`'s alone, unless other tests of this instance made more.
+    expect(home.run(['host', 'status']).json()).toMatchObject({ protocol: 1, sessions: { live: paneIds().length } });
   });
 
   test('ls, read, search and their aliases', async () => {
@@ -189,14 +195,10 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['status', '999999']).code).toBe(3);
   });
 
-  /** The declaring fixture agent of the full turn, idle after it. */
-  let agent: number;
-
   test('a full turn: send --submit is confirmed by state, status and ps follow it, wait --idle returns at its end', async () => {
     const up = home.run(['split', 'h', '--target', '1']);
     expect(up.code).toBe(0);
     const { surface_id } = up.json<{ surface_id: number }>();
-    agent = surface_id;
     // A login shell sets its own PATH: the fixture's `claude` is named by its path.
     expect(home.run(['send', String(surface_id), `${home.dir}/bin/claude --block`, '--submit']).json()).toMatchObject({ agent_target: false, submit_mode: 'inline_cr' });
     await screen(home, String(surface_id), /fixture agent \(declaring\)/);
@@ -245,7 +247,9 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['status', String(surface_id), '--json']).json()).toMatchObject({ unread: false });
   }, scaled(90_000));
 
-  test('send --submit that starts no turn: started false, not_started, exit 1', () => {
+  test('send --submit that starts no turn: started false, not_started, exit 1', async () => {
+    const agent = await split('no-turn', { command: 'claude' });
+    await until(() => home.run(['status', String(agent), '--json']).json<{ reason: string }>().reason === 'declared' || null, 'the agent declares');
     // The fixture agent takes a blank line as nothing to do: it declares nothing.
     const result = home.run(['send', String(agent), ' ', '--submit']);
     expect(result.json()).toMatchObject({ submitted: true, agent_target: true, submit_mode: 'deferred_paste_cr', started: false, start_reason: 'not_started' });
@@ -272,7 +276,9 @@ describe('with an instance (scripting and orchestration on)', () => {
   }, scaled(60_000));
 
   test('wait --pattern sees text already on screen; a wait that never matches exits 4', async () => {
-    expect(home.run(['wait', '--match', '1', '--pattern', '^marker-42$', '--timeout', '10']).json()).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'marker-42' });
+    expect(home.run(['send', '1', 'echo onscreen-$((6*7))', '--submit']).code).toBe(0);
+    await screen(home, '1', /^onscreen-42$/m);
+    expect(home.run(['wait', '--match', '1', '--pattern', '^onscreen-42$', '--timeout', '10']).json()).toMatchObject({ surface_id: 1, matched: 'pattern', line: 'onscreen-42' });
     const timedOut = home.run(['wait', '--match', '1', '--pattern', '^never there$', '--timeout', '1']);
     expect(timedOut.code).toBe(4);
   });
@@ -295,17 +301,31 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['send', String(surface_id), 'hello', '--submit']).json()).toMatchObject({ agent_target: true, started: null, start_reason: 'no_signal' });
   }, scaled(60_000));
 
-  test('--report-file appends the report protocol', () => {
-    // The block holds newlines, so a shell gets it as a paste.
-    const result = home.run(['send', '1', 'summarise', '--paste', '--report-file', 'out/report.md']).json<Record<string, string>>();
-    expect(result.report_file).toBe(join(process.cwd(), 'out/report.md'));
-    expect(result.report_sentinel).toBe(`REPORT_DONE ${result.report_file}`);
+  test('--report-file appends the report protocol', async () => {
+    // A shell of its own: the text stays on its command line, unsubmitted.
+    const shell = await split('report-shell');
+    try {
+      // The block holds newlines, so a shell gets it as a paste.
+      const result = home.run(['send', String(shell), 'summarise', '--paste', '--report-file', 'out/report.md']).json<Record<string, string>>();
+      expect(result.report_file).toBe(join(process.cwd(), 'out/report.md'));
+      expect(result.report_sentinel).toBe(`REPORT_DONE ${result.report_file}`);
+    } finally {
+      await home.rpc('surface.close', { surface_id: shell });
+    }
   });
 
-  test('--broadcast sends to every match', () => {
-    const result = home.run(['send', `cwd:${home.dir}`, 'true', '--broadcast']).json<{ sent: number[]; failed: number[] }>();
-    expect(result.sent.length).toBeGreaterThan(1);
-    expect(result.failed).toEqual([]);
+  test('--broadcast sends to every match', async () => {
+    // Two shells of its own in a directory of their own: the text stays on their command lines, unsubmitted.
+    const dir = mkdtempSync(join(home.dir, 'broadcast-'));
+    const shells = [await split('cast-one', { cwd: dir }), await split('cast-two', { cwd: dir })];
+    try {
+      const result = home.run(['send', `cwd:${dir}`, 'true', '--broadcast']).json<{ sent: number[]; failed: number[] }>();
+      expect(result.sent.length).toBeGreaterThan(1);
+      expect([...result.sent].sort((a, b) => a - b)).toEqual(shells);
+      expect(result.failed).toEqual([]);
+    } finally {
+      for (const surface_id of shells) await home.rpc('surface.close', { surface_id });
+    }
   });
 
   test('--broadcast --submit keeps the busy guard per target: a busy agent is skipped (failed, its prompt unanswered), the others are sent, exit 1', async () => {
@@ -350,19 +370,23 @@ describe('with an instance (scripting and orchestration on)', () => {
   });
 
   test('emit in a pane reaches that pane, as the agent declaring it', async () => {
-    home.run(['send', '1', `${process.execPath} ${CLI} emit blocked --kind permission --msg 'Apply?' --app deploy`, '--submit']);
-    for (let i = 0; ; i++) {
-      const status = home.run(['status', '1', '--json']).json<{ declared: unknown }>();
-      if (status.declared) {
-        expect(status.declared).toEqual({ state: 'blocked', kind: 'permission', progress: null, id: null, app: 'deploy', title: null, message: 'Apply?' });
-        break;
+    // A shell of its own: what it declares stays with it, and goes when it closes.
+    const shell = await split('emitter');
+    try {
+      home.run(['send', String(shell), `${process.execPath} ${CLI} emit blocked --kind permission --msg 'Apply?' --app deploy`, '--submit']);
+      for (let i = 0; ; i++) {
+        const status = home.run(['status', String(shell), '--json']).json<{ declared: unknown }>();
+        if (status.declared) {
+          expect(status.declared).toEqual({ state: 'blocked', kind: 'permission', progress: null, id: null, app: 'deploy', title: null, message: 'Apply?' });
+          break;
+        }
+        if (i > 100) throw new Error('the emitted report never arrived');
+        await new Promise((r) => setTimeout(r, 100));
       }
-      if (i > 100) throw new Error('the emitted report never arrived');
-      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await home.rpc('surface.close', { surface_id: shell });
     }
   });
-
-  const paneIds = () => home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id);
 
   test('close: an idle shell pane closes with its process; a shell running a program, or an agent waiting, is refused (exit 1) until --force', async () => {
     const idle = (await home.rpc('surface.split', { direction: 'h', surface_id: 1, name: 'close-idle' })).surface_id;
@@ -431,13 +455,23 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(up.stderr).toMatch(/cannot read team\.toml: ENOENT/);
   });
 
-  test('stop is refused while sessions live, then --force stops everything', () => {
-    const refused = home.run(['stop']);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/session\(s\) live/);
-    expect(home.run(['stop', '--force']).code).toBe(0);
-    expect(home.run(['serve', 'status']).code).toBe(1);
-    expect(home.run(['host', 'status']).code).toBe(1);
+  describe('an instance of its own, to stop', () => {
+    // Stopping ends the instance: not the one the other tests share.
+    let stopping: Home;
+    beforeAll(() => {
+      stopping = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+      expect(stopping.run(['new', '--name', 'main', '--cwd', stopping.dir]).code).toBe(0);
+    });
+    afterAll(() => stopping.cleanup());
+
+    test('stop is refused while sessions live, then --force stops everything', () => {
+      const refused = stopping.run(['stop']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/session\(s\) live/);
+      expect(stopping.run(['stop', '--force']).code).toBe(0);
+      expect(stopping.run(['serve', 'status']).code).toBe(1);
+      expect(stopping.run(['host', 'status']).code).toBe(1);
+    });
   });
 });
 
@@ -479,14 +513,16 @@ describe('with scripting only', () => {
   afterAll(() => home.cleanup());
 
   test('send within the caller\'s workspace works; --scope all and a pane of another workspace are refused (exit 1)', async () => {
-    expect(home.run(['send', String(own), 'echo scripted-$((40+2))', '--submit']).code).toBe(0);
+    // The caller is in `own`'s workspace (as a program in one of its panes is), whichever is in front.
+    const { id: ownWorkspace } = (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === 'own')!;
+    const caller = { env: { PANEFLOW_WORKSPACE_ID: ownWorkspace } };
+    expect(home.run(['send', String(own), 'echo scripted-$((40+2))', '--submit'], caller).code).toBe(0);
     await screen(home, String(own), /^scripted-42$/m);
-    const all = home.run(['send', String(own), 'true', '--scope', 'all']);
+    const all = home.run(['send', String(own), 'true', '--scope', 'all'], caller);
     expect(all.code).toBe(1);
     expect(all.stderr).toMatch(/requires PANEFLOW_IPC_ORCHESTRATION=1/);
     const other = home.run(['new', '--name', 'other', '--cwd', home.dir]).json<{ surface_id: number; id: string }>();
-    const { id: ownWorkspace } = (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === 'own')!;
-    const outside = home.run(['send', String(other.surface_id), 'true'], { env: { PANEFLOW_WORKSPACE_ID: ownWorkspace } });
+    const outside = home.run(['send', String(other.surface_id), 'true'], caller);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toMatch(/outside the caller's workspace; requires PANEFLOW_IPC_ORCHESTRATION=1/);
   });

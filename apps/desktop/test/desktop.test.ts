@@ -34,13 +34,25 @@ afterAll(async () => {
 });
 
 describe('the renderer against a real instance', () => {
-  let shell: number;
+  const SH = 'PS1="ready$ " exec bash --norc --noprofile -i';
 
-  test('a pane shows the shell’s real output and takes typed input', async () => {
-    const up = await home.rpc('workspace.up', { name: 'shells', layout: 'even_h', panes: [pane('sh', 'PS1="ready$ " exec bash --norc --noprofile -i')] });
-    shell = up.surfaces[0].surface_id;
+  /** A workspace of the test's own, `name`, in front: one shell at its prompt, the keyboard in it. */
+  const openShell = async (name: string) => {
+    const up = await home.rpc('workspace.up', { name, layout: 'even_h', panes: [pane(`${name}-sh`, SH)] });
+    const shell = up.surfaces[0].surface_id;
+    await page.locator('.tab', { hasText: name }).click();
     await until(async () => (await paneText(shell)).includes('ready$'), 'the prompt in the mirror');
     await page.locator(`.pane[data-surface="${shell}"] .term-host`).click();
+    return shell;
+  };
+
+  // A workspace to bring in front, so that a test's own is not.
+  beforeAll(async () => {
+    await home.rpc('workspace.up', { name: 'shells', layout: 'even_h', panes: [pane('sh', SH)] });
+  });
+
+  test('a pane shows the shell’s real output and takes typed input', async () => {
+    const shell = await openShell('typed');
     await page.keyboard.type('echo typed-$((6*7))');
     await page.keyboard.press('Enter');
     await until(async () => /^typed-42$/m.test(await paneText(shell)), 'the typed command’s output in the mirror');
@@ -50,6 +62,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('the mirror swallows the queries it sees: a program gets one answer to each, the host’s', async () => {
+    const shell = await openShell('queries');
     const script = join(home.dir, 'queries.mjs');
     writeFileSync(
       script,
@@ -80,6 +93,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('a program’s declared status shows in its pane header', async () => {
+    const shell = await openShell('declares');
     await page.keyboard.type(`printf '\\033]7501;state=blocked:kind=permission:app=deploy:msg=QXBwbHk/\\033\\\\'`);
     await page.keyboard.press('Enter');
     const header = page.locator(`.pane[data-surface="${shell}"] header .declared`);
@@ -88,23 +102,27 @@ describe('the renderer against a real instance', () => {
   });
 
   test('Ctrl+Shift+F searches the scrollback and selects the match; Ctrl+Shift+C copies it, Ctrl+Shift+V pastes it', async () => {
+    const shell = await openShell('finding');
+    await page.keyboard.type('echo found-$((6*7))');
+    await page.keyboard.press('Enter');
+    await until(async () => /^found-42$/m.test(await paneText(shell)), 'the line to find in the mirror');
     const terminal = page.locator(`.pane[data-surface="${shell}"] .term-host`);
     await terminal.click();
     await page.keyboard.press('Control+Shift+F');
     const find = page.locator(`.pane[data-surface="${shell}"] .find`);
     await find.waitFor({ state: 'visible' });
-    await find.fill('typed-42');
+    await find.fill('found-42');
     await find.press('Enter');
-    await until(async () => (await page.evaluate((id) => window.paneflowApp.paneSelection(id), shell)) === 'typed-42', 'the match selected');
+    await until(async () => (await page.evaluate((id) => window.paneflowApp.paneSelection(id), shell)) === 'found-42', 'the match selected');
     await find.press('Escape');
     expect(await find.isHidden()).toBe(true);
     await page.keyboard.press('Control+Shift+C');
-    await until(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'typed-42', 'the selection on the clipboard');
+    await until(async () => (await page.evaluate(() => navigator.clipboard.readText())) === 'found-42', 'the selection on the clipboard');
     await page.keyboard.type('echo pasted-');
     await page.keyboard.press('Control+Shift+V');
-    await until(async () => /echo pasted-typed-42$/m.test(await paneText(shell)), 'the paste on the command line, once');
+    await until(async () => /echo pasted-found-42$/m.test(await paneText(shell)), 'the paste on the command line, once');
     await page.keyboard.press('Enter');
-    await until(async () => /^pasted-typed-42$/m.test(await paneText(shell)), 'the pasted text run by the shell');
+    await until(async () => /^pasted-found-42$/m.test(await paneText(shell)), 'the pasted text run by the shell');
   });
 
   test('scrolled to the top of its 10,000 rows, a pane shows the host’s deeper history from the same line; search reaches it; Escape, the button or the bottom go back to live output', async () => {
@@ -158,6 +176,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('splitting a pane adds a working terminal', async () => {
+    const shell = await openShell('splits');
     await page.locator(`.pane[data-surface="${shell}"] .split-button`).click();
     await until(async () => (await page.locator('.pane').count()) === 2, 'a second pane');
     const second = Number(await page.locator('.pane').nth(1).getAttribute('data-surface'));
@@ -273,12 +292,15 @@ describe('the renderer against a real instance', () => {
   }, scaled(90_000));
 
   test('with reduce_motion a working agent shows a static mark and no clock runs', async () => {
+    const up = await home.rpc('workspace.up', { name: 'still', layout: 'even_h', panes: [pane('still-agent', 'claude --work-ms 1500')] });
+    const agent = up.surfaces[0].surface_id;
+    await until(async () => (await rowMark(agent)) === 'none', 'the agent row, declared idle');
     home.writeConfig({ reduce_motion: true });
     await until(async () => ((await home.rpc('serve.status', {})).presentation.reduce_motion ? true : null), 'serve read the config');
     const still = await openDesktop(home.env);
     try {
-      expect(home.run(['send', 'agent', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
-      const row = still.page.locator('.agent[data-mark="working"]');
+      expect(home.run(['send', 'still-agent', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
+      const row = still.page.locator(`.agent[data-surface="${agent}"][data-mark="working"]`);
       await row.waitFor({ timeout: 10_000 });
       expect(await row.locator('.mark').textContent()).toBe('●');
       expect(await still.page.evaluate(() => (window.paneflowApp as unknown as { clock: { running: boolean } }).clock.running)).toBe(false);
@@ -290,8 +312,7 @@ describe('the renderer against a real instance', () => {
   });
 
   test('a serve restart does not interrupt a terminal: it keeps taking input and showing output, and the model comes back', async () => {
-    await page.locator('.tab', { hasText: 'shells' }).click();
-    await until(async () => (await page.locator(`.pane[data-surface="${shell}"]`).count()) === 1, 'the shells workspace in front');
+    const shell = await openShell('restarts');
     const tabs = await page.locator('.tab').allTextContents();
     expect(home.run(['serve', 'stop']).code).toBe(0);
     await page.waitForSelector('body[data-serve="lost"]');
@@ -362,7 +383,6 @@ describe('the renderer against a real instance', () => {
     }
   });
   test('closing a pane: × closes an idle shell at once; a waiting agent asks first (Cancel keeps it, Close ends it); Ctrl+Shift+W closes the focused pane', async () => {
-    const SH = 'PS1="ready$ " exec bash --norc --noprofile -i';
     const up = await home.rpc('workspace.up', { name: 'closing', layout: 'even_h', panes: [pane('idle-sh', SH), pane('asker', 'claude --work-ms 1500'), pane('keys-sh', SH)] });
     const [sh, asker, keys] = up.surfaces.map((s) => s.surface_id);
     const listed = async () => (await home.rpc('surface.list', { workspace_id: up.workspace.id })).surfaces.map((s) => s.surface_id);
@@ -404,7 +424,6 @@ describe('the renderer against a real instance', () => {
   });
 
   test('a workspace tab’s × closes every pane in it by the same rule: asked while an agent waits (Cancel keeps all), closed at once when nothing runs', async () => {
-    const SH = 'PS1="ready$ " exec bash --norc --noprofile -i';
     const names = async () => (await home.rpc('workspace.list', {})).workspaces.map((w) => w.name);
     const up = await home.rpc('workspace.up', { name: 'whole', layout: 'even_h', panes: [pane('whole-sh', SH), pane('whole-asker', 'claude --work-ms 1500')] });
     const [sh, asker] = up.surfaces.map((s) => s.surface_id);
@@ -438,8 +457,7 @@ describe('the renderer against a real instance', () => {
     expect(await dialog.count()).toBe(0);
   });
   test('the new-pane menu offers a shell and the runtimes’ presets; a preset opens a pane running its command with its env', async () => {
-    await page.locator('.tab', { hasText: 'shells' }).click();
-    await until(async () => (await page.locator(`.pane[data-surface="${shell}"]`).count()) === 1, 'the shells workspace in front');
+    const shell = await openShell('launch');
     const before = (await home.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id);
     await page.locator(`.pane[data-surface="${shell}"] header .new-pane-button`).click();
     const menu = page.locator('.new-pane-menu');
@@ -536,7 +554,8 @@ describe('the renderer against a real instance', () => {
       await until(async () => (await clock()) && (await mark()) !== '●', 'the spinner again');
     } finally {
       home.writeConfig({});
-      home.run(['key', 'mover', 'ctrl-c', '--scope', 'all']);
+      // The fixture takes Ctrl-C as a key like any other: closed, it works no more (the spinners' test wants none working).
+      await home.rpc('surface.close', { surface_id: agent });
     }
   });
 
@@ -583,7 +602,8 @@ describe('the renderer against a real instance', () => {
       await subagent('plan-2', 'stop');
       await until(async () => JSON.stringify(await shown()) === JSON.stringify({ row: '', header: [] }), 'none left, nothing shown');
     } finally {
-      home.run(['key', 'chief', 'ctrl-c', '--scope', 'all']);
+      // Its turn would go on for a minute: closed, it works no more.
+      await home.rpc('surface.close', { surface_id: chief });
     }
   });
 
