@@ -1,0 +1,99 @@
+// The supervisor in `paneflow attach` as a person meets it, in a real terminal (tmux) against a
+// real instance: prefix q queues a prompt for the focused agent (`queue.add`), the sidebar says
+// `queued 1` under the agent until its turn ends and the prompt goes, Esc cancels, and a refusal
+// (the scripting gate off) is said on the status line, escaped.
+import { CLI, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+
+const text = (lines: string[]) => lines.join('\n');
+
+/** The window's screen once `test` holds; else the error shows the last one. */
+async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
+  let last: string[] = [];
+  try {
+    return await until(() => {
+      last = window.capture();
+      return test(last) ? last : null;
+    }, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the screen:\n${text(last)}`, { cause: error });
+  }
+}
+
+/** The sidebar's column of a screen (left of its border). */
+const sidebar = (lines: string[]) => lines.map((line) => line.split('│')[0]).join('\n');
+
+async function agentIn(home: Home, workspace: string, command: string): Promise<number> {
+  const up = await home.rpc('workspace.up', { name: workspace, layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command, focus: true, env: {} }] });
+  const surface = up.surfaces[0].surface_id;
+  await until(async () => (await home.rpc('surface.status', { surface_id: surface })).reason === 'declared' || null, 'the agent declares');
+  return surface;
+}
+
+describe('with scripting on', () => {
+  let home: Home;
+  let tmux: Tmux;
+  beforeAll(() => {
+    home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+    expect(home.run(['start']).code).toBe(0);
+    tmux = new Tmux();
+  });
+  afterAll(() => {
+    tmux?.kill();
+    home?.cleanup();
+  });
+
+  test('prefix q queues a line for the busy agent: queued 1 in the sidebar until its turn ends and the line goes; Esc queues nothing', async () => {
+    const lead = await agentIn(home, 'queueing', 'claude --work-ms 3000');
+    const window = tmux.window([process.execPath, CLI, 'attach', 'queueing'], { env: home.env, dir: home.dir, cols: 120, rows: 30 });
+    await screen(window, (l) => /─ \d+ lead/.test(text(l)), 'attached');
+
+    // Esc leaves the prompt with nothing queued.
+    window.keys('C-b', 'q');
+    await screen(window, (l) => l.at(-1)!.includes('queue for lead: ▏'), 'the prompt');
+    window.type('never mind');
+    await screen(window, (l) => l.at(-1)!.includes('queue for lead: never mind▏'), 'the typed line');
+    window.keys('Escape');
+    await screen(window, (l) => l.at(-1)!.includes('C-b ? help'), 'the prompt gone');
+    expect((await home.rpc('queue.list', { surface_id: lead })).queues.flatMap((q) => q.items)).toEqual([]);
+
+    expect(home.run(['send', 'lead', 'first task', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await home.rpc('surface.status', { surface_id: lead })).state === 'thinking' || null, 'the agent thinking');
+    window.keys('C-b', 'q');
+    window.type('second task');
+    await screen(window, (l) => l.at(-1)!.includes('queue for lead: second task▏'), 'the typed line');
+    window.keys('Enter');
+    await screen(window, (l) => /lead: queued q\d+, number 1 in line/.test(l.at(-1)!), 'the note');
+    await screen(window, (l) => /^\s+queued 1\s*$/m.test(sidebar(l)), 'queued 1 under the agent');
+    const [item] = (await home.rpc('queue.list', { surface_id: lead })).queues.flatMap((q) => q.items);
+    expect(item).toMatchObject({ surface_id: lead, text: 'second task', position: 1 });
+
+    // The first turn ends: the queued line is the next prompt, and the sidebar no longer counts it.
+    await screen(window, (l) => text(l).includes('thinking about: second task'), 'the queued line delivered');
+    await screen(window, (l) => !/queued \d/.test(sidebar(l)), 'queued gone from the sidebar');
+    window.keys('C-b', 'd');
+    await until(() => window.dead || null, 'detached');
+  }, 60_000);
+});
+
+test('with scripting off, queueing is refused and the status line says why; nothing is queued', async () => {
+  const home = makeHome({ PANEFLOW_IPC_ORCHESTRATION: '1' });
+  const tmux = new Tmux();
+  try {
+    expect(home.run(['start']).code).toBe(0);
+    await agentIn(home, 'gated', 'claude');
+    const window = tmux.window([process.execPath, CLI, 'attach', 'gated'], { env: home.env, dir: home.dir, cols: 160, rows: 24 });
+    await screen(window, (l) => /─ \d+ lead/.test(text(l)), 'attached');
+    window.keys('C-b', 'q');
+    // A control character pasted into the prompt is shown, not run.
+    tmux.run('set-buffer', '-b', 'nasty', 'run \x1b[2J it');
+    tmux.run('paste-buffer', '-p', '-b', 'nasty', '-t', window.target);
+    await screen(window, (l) => l.at(-1)!.includes('queue for lead: run ^[[2J it▏'), 'the pasted line, its ESC shown');
+    window.keys('Enter');
+    await screen(window, (l) => /lead: not queued: queue\.add disabled/.test(l.at(-1)!), 'the refusal');
+    window.keys('C-b', 'd');
+    await until(() => window.dead || null, 'detached');
+  } finally {
+    tmux.kill();
+    home.cleanup();
+  }
+}, 60_000);
