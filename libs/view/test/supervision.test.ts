@@ -84,6 +84,7 @@ test('what an agent or a config gave is cleaned: no control reaches a face', () 
     NOW,
   );
   for (const badge of badges) {
+    // eslint-disable-next-line no-control-regex -- what may not reach a face
     expect(`${badge.text}${badge.detail}`).not.toMatch(/[\x00-\x1f\x7f\u202e]/);
   }
   expect(badges.find((b) => b.kind === 'queue_held')!.detail).toBe('^[[31mred^G');
