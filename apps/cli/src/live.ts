@@ -1,6 +1,6 @@
 import type { EventType } from '@paneflow/protocol/events';
 import { request, subscribe } from './instance';
-import { agentTable, inboxTable, supervisorTables } from './output';
+import { agentTable, heldTable, inboxTable } from './output';
 
 const CHANGES: EventType[] = ['status_changed', 'surface_created', 'surface_closed', 'session_changed'];
 
@@ -44,8 +44,9 @@ export async function liveTable(render: () => Promise<string>): Promise<number> 
 /** Every agent and what it declared (`ps`). */
 export const fleetTable = async () => agentTable((await request('fleet.list', {})).agents);
 
-/** The agents waiting for you (`inbox`), then the queues held, the usage limits and the automatic answers. */
+/** The agents waiting for you (`inbox`), then the queues held and the usage limits. */
 export async function inboxNow(): Promise<string> {
-  const [inbox, { agents }] = await Promise.all([request('fleet.inbox', {}), request('fleet.list', {})]);
-  return [inboxTable(inbox.items), ...supervisorTables(agents, inbox.answered ?? [])].join('\n\n');
+  const [{ items }, { agents }] = await Promise.all([request('fleet.inbox', {}), request('fleet.list', {})]);
+  const held = heldTable(agents);
+  return [inboxTable(items), ...(held ? ['', held] : [])].join('\n');
 }

@@ -1,9 +1,8 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
-import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayWidth } from '@paneflow/screen';
-import { clockText, displayText, endedNotice, jsonText, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
+import { displayText, endedNotice, jsonText, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line; what a terminal would take as a control or a line break, \u-escaped (`jsonText`). */
 export function printJson(value: unknown): void {
@@ -123,23 +122,16 @@ export function statusLine(status: StatusObject, nowMs = Date.now()): string {
 }
 
 /**
- * `inbox`'s other parts, under its table: the agents whose queue is held or who hit a usage limit
- * (whether or not they wait for you), and what answer rules answered in their person's place.
+ * Under `inbox`'s table: the agents whose queue is held or that hit a usage limit, waiting for you
+ * or not, with the hold's message or the limit's line; null when there are none.
  */
-export function supervisorTables(agents: StatusObject[], answered: AutoAnswer[], nowMs = Date.now()): string[] {
-  const parts: string[] = [];
+export function heldTable(agents: StatusObject[], nowMs = Date.now()): string | null {
   const held = agents.flatMap((agent) =>
     supervisionBadges(agent.supervision, nowMs)
       .filter((badge) => badge.kind === 'queue_held' || badge.kind === 'limit')
       .map((badge): Cell[] => [String(agent.surface_id), agent.surface_name ?? '-', { text: badge.text, color: badge.tone === 'error' ? '31;1' : '35' }, badge.detail ?? '']),
   );
-  if (held.length > 0) parts.push(`queues held and usage limits:\n${table(['ID', 'NAME', 'SUPERVISOR', 'DETAIL'], held)}`);
-  if (answered.length > 0) {
-    const name = (id: number) => agents.find((a) => a.surface_id === id)?.surface_name ?? '-';
-    const rows = answered.map((a) => [clockText(a.at_ms, nowMs), String(a.surface_id), name(a.surface_id), a.rule, a.answer, a.message]);
-    parts.push(`answered by rules:\n${table(['AT', 'ID', 'NAME', 'RULE', 'ANSWER', 'MESSAGE'], rows)}`);
-  }
-  return parts;
+  return held.length > 0 ? `queues held and usage limits:\n${table(['ID', 'NAME', 'SUPERVISOR', 'DETAIL'], held)}` : null;
 }
 
 export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces']): string {

@@ -1,12 +1,11 @@
 // What `ps`, `status` and `inbox` print of the supervisor (libs/protocol/src/supervisor.ts): its
-// words from @paneflow/view in the DETAIL column, under a status line, and in the inbox's tables
-// of held queues, usage limits and automatic answers; nothing an agent printed reaches the terminal raw.
-import type { AutoAnswer, StatusObject, Supervision } from '@paneflow/protocol';
-import { agentTable, statusLine, supervisorTables } from '../src/output';
+// words from @paneflow/view in the DETAIL column, under a status line, and in the inbox's table
+// of held queues and usage limits; nothing an agent printed reaches the terminal raw.
+import type { StatusObject, Supervision } from '@paneflow/protocol';
+import { agentTable, heldTable, statusLine } from '../src/output';
 
 const NOW = new Date(2026, 11, 5, 14, 30, 0).getTime();
 const MIN = 60_000;
-const SESSION = '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f';
 const NASTY = 'a\x1b]52;c;cHduZWQ=\x07b\u202ec';
 const SHOWN = 'a^[]52;c;cHduZWQ=^Gbc';
 // eslint-disable-next-line no-control-regex -- what may not be printed (LF ends lines)
@@ -22,7 +21,6 @@ const stalled: Supervision = {
 };
 const limited: Supervision = { ...none, limit: { seen_at_ms: NOW, line: `limit reached ${NASTY}`, resets_at_ms: new Date(2026, 11, 5, 15, 0).getTime(), continue: 'sent' } };
 const held: Supervision = { ...none, queued: 1, queue_held: { reason: 'errored', message: `tests failed ${NASTY}`, since_ms: NOW - MIN } };
-const answer = (over: Partial<AutoAnswer> = {}): AutoAnswer => ({ rule: 'tests', answer: 'yes', message: 'approve Bash: npm test', state_seq: 4, at_ms: new Date(2026, 11, 5, 14, 27).getTime(), surface_id: 1, session: SESSION, ...over });
 
 const saved = process.env.NO_COLOR;
 beforeAll(() => (process.env.NO_COLOR = '1'));
@@ -44,23 +42,16 @@ test('status: the words on its line, and the facts of each under it', () => {
   expect(UNSAFE.exec(limit)).toBeNull();
 });
 
-test('inbox: queues held and usage limits, waiting or not, then the automatic answers; nothing when there are none', () => {
-  expect(supervisorTables([agent(1, 'lead', stalled), agent(2, 'calm', none)], [], NOW)).toEqual([]);
-  const [heldPart, answeredPart, ...rest] = supervisorTables([agent(1, 'lead', stalled), agent(5, 'broken', held, 'errored'), agent(4, 'capped', limited, 'idle')], [answer(), answer({ surface_id: 9, rule: 'git', answer: NASTY, message: NASTY })], NOW);
-  expect(rest).toEqual([]);
-  expect(heldPart.split('\n')).toEqual([
+test('inbox: queues held and usage limits, waiting or not, under its table; nothing when there are none', () => {
+  expect(heldTable([agent(1, 'lead', stalled), agent(2, 'calm', none)], NOW)).toBeNull();
+  const held_ = heldTable([agent(1, 'lead', stalled), agent(5, 'broken', held, 'errored'), agent(4, 'capped', limited, 'idle')], NOW)!;
+  expect(held_.split('\n')).toEqual([
     'queues held and usage limits:',
     expect.stringMatching(/^ID\s+NAME\s+SUPERVISOR\s+DETAIL$/),
     expect.stringMatching(new RegExp(`^5\\s+broken\\s+queue held: errored \\(1 waiting\\)\\s+tests failed ${escape(SHOWN)}$`)),
     expect.stringMatching(new RegExp(`^4\\s+capped\\s+limit — resets 15:00 · continue sent\\s+limit reached ${escape(SHOWN)}$`)),
   ]);
-  expect(answeredPart.split('\n')).toEqual([
-    'answered by rules:',
-    expect.stringMatching(/^AT\s+ID\s+NAME\s+RULE\s+ANSWER\s+MESSAGE$/),
-    expect.stringMatching(/^14:27\s+1\s+lead\s+tests\s+yes\s+approve Bash: npm test$/),
-    expect.stringMatching(new RegExp(`^14:27\\s+9\\s+-\\s+git\\s+${escape(SHOWN)}\\s+${escape(SHOWN)}$`)),
-  ]);
-  expect(UNSAFE.exec(heldPart + answeredPart)).toBeNull();
+  expect(UNSAFE.exec(held_)).toBeNull();
 });
 
 function escape(text: string): string {
