@@ -42,8 +42,8 @@ describe('with scripting on', () => {
     home?.cleanup();
   });
 
-  test('prefix q queues a line for the busy agent: queued 1 in the sidebar until its turn ends and the line goes; Esc queues nothing', async () => {
-    const lead = await agentIn(home, 'queueing', 'claude --work-ms 3000');
+  test('prefix q queues a line for an agent in its turn: queued 1 in the sidebar until the turn ends and the line goes; Esc queues nothing', async () => {
+    const lead = await agentIn(home, 'queueing', 'claude --work-ms 200');
     const window = tmux.window([process.execPath, CLI, 'attach', 'queueing'], { env: home.env, dir: home.dir, cols: 120, rows: 30 });
     await screen(window, (l) => /─ \d+ lead/.test(text(l)), 'attached');
 
@@ -56,8 +56,9 @@ describe('with scripting on', () => {
     await screen(window, (l) => l.at(-1)!.includes('C-b ? help'), 'the prompt gone');
     expect((await home.rpc('queue.list', { surface_id: lead })).queues.flatMap((q) => q.items)).toEqual([]);
 
-    expect(home.run(['send', 'lead', 'first task', '--submit', '--scope', 'all']).code).toBe(0);
-    await until(async () => (await home.rpc('surface.status', { surface_id: lead })).state === 'thinking' || null, 'the agent thinking');
+    // Its turn stops at a permission prompt: it lasts until answered.
+    expect(home.run(['send', 'lead', 'first task permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await home.rpc('surface.status', { surface_id: lead })).state === 'waiting_for_input' || null, 'the agent asking');
     window.keys('C-b', 'q');
     window.type('second task');
     await screen(window, (l) => l.at(-1)!.includes('queue for lead: second task▏'), 'the typed line');
@@ -68,6 +69,7 @@ describe('with scripting on', () => {
     expect(item).toMatchObject({ surface_id: lead, text: 'second task', position: 1 });
 
     // The first turn ends: the queued line is the next prompt, and the sidebar no longer counts it.
+    expect(home.run(['answer', 'lead', 'yes', '--scope', 'all']).code).toBe(0);
     await screen(window, (l) => text(l).includes('thinking about: second task'), 'the queued line delivered');
     await screen(window, (l) => !/queued \d/.test(sidebar(l)), 'queued gone from the sidebar');
     window.keys('C-b', 'd');
@@ -80,7 +82,7 @@ test('with scripting off, queueing is refused and the status line says why; noth
   const tmux = new Tmux();
   try {
     expect(home.run(['start']).code).toBe(0);
-    await agentIn(home, 'gated', 'claude');
+    const lead = await agentIn(home, 'gated', 'claude');
     const window = tmux.window([process.execPath, CLI, 'attach', 'gated'], { env: home.env, dir: home.dir, cols: 160, rows: 24 });
     await screen(window, (l) => /─ \d+ lead/.test(text(l)), 'attached');
     window.keys('C-b', 'q');
@@ -90,6 +92,7 @@ test('with scripting off, queueing is refused and the status line says why; noth
     await screen(window, (l) => l.at(-1)!.includes('queue for lead: run ^[[2J it▏'), 'the pasted line, its ESC shown');
     window.keys('Enter');
     await screen(window, (l) => /lead: not queued: queue\.add disabled/.test(l.at(-1)!), 'the refusal');
+    expect((await home.rpc('queue.list', { surface_id: lead })).queues.flatMap((q) => q.items)).toEqual([]);
     window.keys('C-b', 'd');
     await until(() => window.dead || null, 'detached');
   } finally {

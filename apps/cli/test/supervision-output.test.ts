@@ -2,6 +2,7 @@
 // words from @paneflow/view in the DETAIL column, under a status line, and in the inbox's table
 // of held queues and usage limits; nothing an agent printed reaches the terminal raw.
 import type { StatusObject, Supervision } from '@paneflow/protocol';
+import { makeHome, until, type Home } from '@paneflow/testing';
 import { agentTable, heldTable, statusLine } from '../src/output';
 
 const NOW = new Date(2026, 11, 5, 14, 30, 0).getTime();
@@ -57,3 +58,56 @@ test('inbox: queues held and usage limits, waiting or not, under its table; noth
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('the real ps, status and inbox', () => {
+  let home: Home;
+  beforeAll(() => {
+    home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+    expect(home.run(['start']).code).toBe(0);
+  });
+  afterAll(() => home?.cleanup());
+
+  test('a queued prompt and a held queue in ps, status and inbox', async () => {
+    const pane = (name: string) => ({ name, cwd: home.dir, command: 'claude --work-ms 200', focus: false, env: {} });
+    const up = await home.rpc('workspace.up', { name: 'sup', layout: 'even_h', panes: [pane('asker'), pane('broken')] });
+    const [asker, broken] = up.surfaces.map((s) => s.surface_id);
+    const state = async (id: number) => (await home.rpc('surface.status', { surface_id: id })).state;
+    await until(async () => ((await state(asker)) === 'idle' && (await state(broken)) === 'idle') || null, 'both agents idle');
+    // One waits at a permission prompt with a prompt queued behind it; the other errored, its queue held.
+    expect(home.run(['send', 'asker', 'deploy permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await state(asker)) === 'waiting_for_input' || null, 'asker waits');
+    await home.rpc('queue.add', { surface_id: asker, text: 'then the docs' });
+    await home.rpc('surface.send_text', { surface_id: broken, text: 'error', submit: true }).catch(() => undefined);
+    await until(async () => (await state(broken)) === 'errored' || null, 'broken errored');
+    await home.rpc('queue.add', { surface_id: broken, text: 'try again' });
+    await until(async () => (await home.rpc('surface.status', { surface_id: broken })).supervision?.queue_held ?? null, 'the queue held');
+
+    const ps = home.run(['ps']).stdout.split('\n');
+    expect(ps.find((l) => l.startsWith(`${asker} `))).toMatch(/ · queued 1$/);
+    expect(ps.find((l) => l.startsWith(`${broken} `))).toMatch(/the fixture failed on purpose · queue held: errored \(1 waiting\)$/);
+    expect(home.run(['status', 'broken', '--scope', 'all']).stdout).toBe(
+      `${broken} broken claude errored (declared) · the fixture failed on purpose · queue held: errored (1 waiting)\n  queue held: the fixture failed on purpose\n`,
+    );
+    const inbox = home.run(['inbox']).stdout;
+    expect(inbox).toMatch(new RegExp(`^\\d+s\\s+sup\\s+${asker}\\s+asker\\s+claude\\s+permission\\s+yes\\|always\\|no\\s+approve Bash: deploy permission$`, 'm'));
+    expect(inbox).toMatch(new RegExp(`^queues held and usage limits:\\nID\\s+NAME\\s+SUPERVISOR\\s+DETAIL\\n${broken}\\s+broken\\s+queue held: errored \\(1 waiting\\)\\s+the fixture failed on purpose$`, 'm'));
+    expect(home.run(['ps', '--json']).json<{ agents: StatusObject[] }>().agents.find((a) => a.surface_id === asker)?.supervision).toMatchObject({ queued: 1, queue_held: null });
+  }, 60_000);
+});
+
+test('an answer a rule gave: in ps and status, by rule and how long ago, the question under status', async () => {
+  const home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  try {
+    home.writeConfig({ answer_rules: [{ name: 'tests', kind: 'permission', pattern: '^approve Bash: run the tests', answer: 'yes' }], supervisor: { answer_delay_ms: 0 } });
+    expect(home.run(['start']).code).toBe(0);
+    const up = await home.rpc('workspace.up', { name: 'ruled', layout: 'even_h', panes: [{ name: 'tester', cwd: home.dir, command: 'claude --work-ms 200', focus: false, env: {} }] });
+    const tester = up.surfaces[0].surface_id;
+    await until(async () => (await home.rpc('surface.status', { surface_id: tester })).state === 'idle' || null, 'the agent idle');
+    expect(home.run(['send', 'tester', 'run the tests permission', '--submit', '--scope', 'all']).code).toBe(0);
+    await until(async () => (await home.rpc('surface.status', { surface_id: tester })).supervision?.auto_answer ?? null, 'the rule answered');
+    expect(home.run(['ps']).stdout.split('\n').find((l) => l.startsWith(`${tester} `))).toMatch(/ · answered 'yes' by rule 'tests' \d+s ago$/);
+    expect(home.run(['status', 'tester', '--scope', 'all']).stdout).toMatch(new RegExp(`^${tester} tester claude \\w+ \\(declared\\).* · answered 'yes' by rule 'tests' \\d+s ago\\n  answered: approve Bash: run the tests permission\\n$`));
+  } finally {
+    home.cleanup();
+  }
+}, 60_000);

@@ -140,23 +140,30 @@ test('at a phone’s size: Queue beside a waiting agent in the inbox; the badge 
   }
 }, 60_000);
 
-test('a notice of the supervisor (queue held) is raised like the others, worded as every face words it', async () => {
+test('a notice of the supervisor (queue held) is raised like the others while the page is not in front, worded as every face words it', async () => {
   const broken = await agentIn('holding', 'broken', 200);
   const { context, page } = await face.open({ viewport: { width: 1280, height: 800 } }, face.url, (context) => keepNotifications(context, face.url.origin));
+  // Another window in front: the page loses the focus Playwright otherwise pretends it has.
+  const front = await context.newPage();
+  await front.bringToFront();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
   try {
-    // Another pane in front, so the notice is not for the pane you look at.
-    await home.rpc('workspace.up', { name: 'elsewhere', layout: 'even_h', panes: [{ name: 'sh', command: 'exec bash --norc --noprofile -i', cwd: home.dir, focus: true, env: {} }] });
-    // The agent declares an error; a prompt queued for it is held, not sent.
-    expect(home.run(['send', String(broken), 'error', '--submit', '--scope', 'all']).code).toBe(0);
+    expect(await page.evaluate(() => document.hasFocus())).toBe(false);
+    // The agent declares an error (no turn starts, so the submit is not confirmed); a prompt queued for it is held, not sent.
+    await home.rpc('surface.send_text', { surface_id: broken, text: 'error', submit: true }).catch(() => undefined);
     await until(async () => (await state(broken)) === 'errored' || null, 'the agent errored');
     await home.rpc('queue.add', { surface_id: broken, text: 'try again' });
     const held = page.locator(`.agent[data-surface="${broken}"] .supervision .sup[data-kind="queue_held"]`);
     await held.waitFor();
     expect(await held.textContent()).toBe('queue held: errored (1 waiting)');
+    expect(await held.getAttribute('title')).toBe('the fixture failed on purpose');
     const shown = () => page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown);
     const notice = await until(async () => (await shown()).find((n) => n.title.startsWith('Queue held')) ?? null, 'the notification');
-    expect(notice.title).toBe('Queue held: broken in holding');
+    expect(notice).toEqual({ title: 'Queue held: broken in holding', body: expect.stringContaining('the fixture failed on purpose') });
   } finally {
+    await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
+    await cdp.detach();
     await context.close();
   }
 }, 60_000);
