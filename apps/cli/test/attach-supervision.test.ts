@@ -1,8 +1,10 @@
 // The supervisor in `paneflow attach` as a person meets it, in a real terminal (tmux) against a
 // real instance: prefix q queues a prompt for the focused agent (`queue.add`), the sidebar says
 // `queued 1` under the agent until its turn ends and the prompt goes, Esc cancels, and a refusal
-// (the scripting gate off) is said on the status line, escaped.
+// (the scripting gate off) is said on the status line, escaped; a queue held out of view rings.
 import { CLI, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const text = (lines: string[]) => lines.join('\n');
 
@@ -22,8 +24,8 @@ async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, wh
 /** The sidebar's column of a screen (left of its border). */
 const sidebar = (lines: string[]) => lines.map((line) => line.split('│')[0]).join('\n');
 
-async function agentIn(home: Home, workspace: string, command: string): Promise<number> {
-  const up = await home.rpc('workspace.up', { name: workspace, layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command, focus: true, env: {} }] });
+async function agentIn(home: Home, workspace: string, command: string, name = 'lead'): Promise<number> {
+  const up = await home.rpc('workspace.up', { name: workspace, layout: 'even_h', panes: [{ name, cwd: home.dir, command, focus: true, env: {} }] });
   const surface = up.surfaces[0].surface_id;
   await until(async () => (await home.rpc('surface.status', { surface_id: surface })).reason === 'declared' || null, 'the agent declares');
   return surface;
@@ -72,6 +74,27 @@ describe('with scripting on', () => {
     expect(home.run(['answer', 'lead', 'yes', '--scope', 'all']).code).toBe(0);
     await screen(window, (l) => text(l).includes('thinking about: second task'), 'the queued line delivered');
     await screen(window, (l) => !/queued \d/.test(sidebar(l)), 'queued gone from the sidebar');
+    window.keys('C-b', 'd');
+    await until(() => window.dead || null, 'detached');
+  }, 60_000);
+
+  test("a queue held out of view rings and notifies as a wait does, worded as every face words it", async () => {
+    const broken = await agentIn(home, 'away', 'claude --work-ms 200', 'broken');
+    await home.rpc('workspace.up', { name: 'here', layout: 'even_h', panes: [{ name: 'sh', cwd: home.dir, command: 'PS1="ready$ " exec bash --norc --noprofile -i', focus: true, env: {} }] });
+    // The outer terminal's environment says it shows OSC 9 notifications.
+    const window = tmux.window([process.execPath, CLI, 'attach', 'here'], { env: { ...home.env, TERM_PROGRAM: 'WezTerm' }, dir: home.dir, cols: 120, rows: 30 });
+    const file = join(home.dir, 'written-held');
+    writeFileSync(file, '');
+    window.pipe(file);
+    const written = () => readFileSync(file, 'latin1');
+    await screen(window, (l) => /^\s+broken\s*$/m.test(sidebar(l)) && text(l).includes('ready$'), 'the agent row');
+    // It declares an error (no turn starts: the submit is not confirmed); what is queued for it is held.
+    await home.rpc('surface.send_text', { surface_id: broken, text: 'error', submit: true }).catch(() => undefined);
+    await until(async () => (await home.rpc('surface.status', { surface_id: broken })).state === 'errored' || null, 'the agent errored');
+    await home.rpc('queue.add', { surface_id: broken, text: 'try again' });
+    await until(() => written().includes('\x07\x1b]9;Queue held: broken in away: ') || null, 'the bell and the notification');
+    await screen(window, (l) => l.at(-1)!.includes('Queue held: broken in away') && !l.at(-1)!.includes('goes there'), 'the note');
+    await screen(window, (l) => /^\s+queue held: errored \(1…?/m.test(sidebar(l)), 'the hold under the agent');
     window.keys('C-b', 'd');
     await until(() => window.dead || null, 'detached');
   }, 60_000);

@@ -2,7 +2,7 @@
 // Debian's Chromium at a desktop's size and at a phone's: the Queue box (`queue.add`) from the
 // sidebar, the pane header and the phone's lists; `queued 1` under the agent until its turn ends and
 // the prompt goes; serve's refusal kept in the box, escaped; notices of the supervisor's kinds
-// raised like the others.
+// raised like the others; what a rule answered after the phone's inbox.
 import { makeHome, until, type Home } from '@paneflow/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { shot, startWebFace, type WebFace } from './harness';
@@ -12,6 +12,8 @@ let face: WebFace;
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  // A rule that answers one prompt only (no other test's matches it), at once.
+  home.writeConfig({ answer_rules: [{ name: 'tests', kind: 'permission', pattern: '^approve Bash: run the tests', answer: 'yes' }], supervisor: { answer_delay_ms: 0 } });
   face = await startWebFace(home);
 }, 60_000);
 afterEach(() => {
@@ -164,6 +166,26 @@ test('a notice of the supervisor (queue held) is raised like the others while th
   } finally {
     await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     await cdp.detach();
+    await context.close();
+  }
+}, 60_000);
+
+test('at a phone’s size: what a rule answered follows the inbox, and its badge is under the agent', async () => {
+  const tester = await agentIn('ruled', 'tester', 200);
+  const options = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+  const { context, page } = await face.open(options);
+  try {
+    expect(home.run(['send', String(tester), 'run the tests permission', '--submit', '--scope', 'all']).code).toBe(0);
+    const item = page.locator(`.phone-answered .answered-item[data-surface="${tester}"]`);
+    await item.waitFor();
+    expect(await item.locator('.head').textContent()).toMatch(/^\d\d:\d\d tester: answered 'yes' by rule 'tests'$/);
+    expect(await item.locator('.message').textContent()).toBe('approve Bash: run the tests permission');
+    const badge = page.locator(`.phone-agents .phone-row[data-surface="${tester}"] .sup[data-kind="answered"]`);
+    await badge.waitFor();
+    expect(await badge.textContent()).toMatch(/^answered 'yes' by rule 'tests' \d+s ago$/);
+    expect(await badge.getAttribute('title')).toBe('approve Bash: run the tests permission');
+    await shot(page, 'phone-answered-by-rule');
+  } finally {
     await context.close();
   }
 }, 60_000);

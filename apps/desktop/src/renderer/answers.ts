@@ -26,12 +26,13 @@ export class InboxReader {
     private readonly onRead: () => void,
   ) {}
 
-  /** Reads the inbox if the picture's waits differ from those it was read for. */
+  /** Reads the inbox if the picture's waits (or its latest automatic answers) differ from those it was read for. */
   refresh(): void {
-    const waits = [...this.picture.statuses.values()]
-      .filter((s) => rowMark(s) === 'need_you')
-      .map((s) => `${s.surface_id}:${s.revision}`)
-      .join(',');
+    const statuses = [...this.picture.statuses.values()];
+    const waits = [
+      ...statuses.filter((s) => rowMark(s) === 'need_you').map((s) => `${s.surface_id}:${s.revision}`),
+      ...statuses.filter((s) => s.supervision?.auto_answer).map((s) => `${s.surface_id}@${s.supervision!.auto_answer!.at_ms}`),
+    ].join(',');
     if (waits === this.readFor || this.reading) return;
     this.readFor = waits;
     this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[]; answered?: AutoAnswer[] }>)
