@@ -287,12 +287,12 @@ export class AttachClient implements CommandFace {
       case 'turns':
         return this.mode.overlay.key(event);
       case 'queue':
-        return this.queueKey(this.mode, event);
+        return this.queueTyped(this.mode, event);
     }
   }
 
   /** A key at the queue prompt (prefix q); Enter queues the line for its pane (`queue.add`) and says what serve answered. */
-  private queueKey(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
+  private queueTyped(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
     const step = queueKey(mode, event);
     if (!step) return;
     if ('mode' in step) return this.setMode(step.mode);
