@@ -1,6 +1,6 @@
 import type { EventFrame } from '@paneflow/protocol/events';
 import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type KeyEvent, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
-import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, supervisionBadges, type AgentRow, type EndedNotice, type PaneStatus, type Picture, type SupervisionTone } from '@paneflow/view';
+import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, supervisionAges, supervisionBadges, type AgentRow, type EndedNotice, type PaneStatus, type Picture, type SupervisionTone } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
 import { queuePromptText } from './queue';
 
@@ -224,11 +224,12 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): { sp
     if (row.subagents && y < rows - 1) writeText(grid, 3, y++, row.subagents, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
     if (row.mark === 'need_you' && row.message && y < rows - 1) writeText(grid, 3, y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
     // What the supervisor saw or did, a line each: beside the declared state, never in its place.
-    for (const badge of supervisionBadges(picture.statuses.get(row.surface_id)?.supervision, scene.nowMs)) {
+    const supervision = picture.statuses.get(row.surface_id)?.supervision;
+    for (const badge of supervisionBadges(supervision, scene.nowMs)) {
       if (y >= rows - 1) break;
       writeText(grid, 3, y++, badge.text, TONE_STYLES[badge.tone], { maxWidth: width - 3, ellipsis: '…' });
-      ageing ||= badge.kind !== 'queued' && badge.kind !== 'queue_held';
     }
+    ageing ||= supervisionAges(supervision);
     hits.push({ rect: { x: 0, y: top, width, height: y - top }, kind: 'agent', surfaceId: row.surface_id });
   }
   return { spinning, ageing };
