@@ -1,7 +1,8 @@
 // The supervisor in `paneflow attach` as a person meets it, in a real terminal (tmux) against a
 // real instance: prefix q queues a prompt for the focused agent (`queue.add`), the sidebar says
 // `queued 1` under the agent until its turn ends and the prompt goes, Esc cancels, and a refusal
-// (the scripting gate off) is said on the status line, escaped; a queue held out of view rings.
+// (the scripting gate off) is said on the status line, escaped; a queue held out of view rings;
+// a usage limit under its agent.
 import { CLI, makeHome, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,6 +75,20 @@ describe('with scripting on', () => {
     expect(home.run(['answer', 'lead', 'yes', '--scope', 'all']).code).toBe(0);
     await screen(window, (l) => text(l).includes('thinking about: second task'), 'the queued line delivered');
     await screen(window, (l) => !/queued \d/.test(sidebar(l)), 'queued gone from the sidebar');
+    window.keys('C-b', 'd');
+    await until(() => window.dead || null, 'detached');
+  }, 60_000);
+
+  test('a usage limit under its agent in the sidebar: the reset on the local clock', async () => {
+    const capped = await agentIn(home, 'capping', 'claude', 'capped');
+    const window = tmux.window([process.execPath, CLI, 'attach', 'capping'], { env: home.env, dir: home.dir, cols: 120, rows: 30 });
+    await screen(window, (l) => /─ \d+ capped/.test(text(l)), 'attached');
+    // The fixture's `limit`: Claude Code's usage-limit line, its reset two minutes ahead.
+    await home.rpc('surface.send_text', { surface_id: capped, text: 'limit 120', submit: true }).catch(() => undefined);
+    const limit = (await until(async () => (await home.rpc('surface.status', { surface_id: capped })).supervision?.limit ?? null, 'the limit seen'))!;
+    const at = new Date(limit.resets_at_ms!);
+    const clock = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    await screen(window, (l) => new RegExp(`^\\s+limit — resets (\\w{3} )?${clock}\\s*$`, 'm').test(sidebar(l)), 'the limit under the agent');
     window.keys('C-b', 'd');
     await until(() => window.dead || null, 'detached');
   }, 60_000);

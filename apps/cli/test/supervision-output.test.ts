@@ -111,3 +111,43 @@ test('an answer a rule gave: in ps and status, by rule and how long ago, the que
     home.cleanup();
   }
 }, 60_000);
+
+test('a stall and a usage limit in ps, status and inbox: their age, their facts, the reset on the local clock', async () => {
+  // A test-short stall threshold: two seconds.
+  const home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  try {
+    home.writeConfig({ agent_stall_threshold_secs: 2 });
+    expect(home.run(['start']).code).toBe(0);
+    const pane = (name: string) => ({ name, cwd: home.dir, command: 'claude', focus: false, env: {} });
+    const up = await home.rpc('workspace.up', { name: 'watched', layout: 'even_h', panes: [pane('silent'), pane('capped')] });
+    const [silent, capped] = up.surfaces.map((s) => s.surface_id);
+    const status = (id: number) => home.rpc('surface.status', { surface_id: id });
+    await until(async () => ((await status(silent)).state === 'idle' && (await status(capped)).state === 'idle') || null, 'both agents idle');
+
+    // The fixture's `stall`: working, then nothing at all.
+    await home.rpc('surface.send_text', { surface_id: silent, text: 'stall', submit: true });
+    await until(async () => (await status(silent)).supervision?.stalled ?? null, 'the stall flagged');
+    expect(home.run(['ps']).stdout.split('\n').find((l) => l.startsWith(`${silent} `))).toMatch(/\sstalled\s+\d+\s+\d+s\s+stalled \d+s$/);
+    expect(home.run(['status', 'silent', '--scope', 'all']).stdout).toMatch(
+      new RegExp(`^${silent} silent claude stalled \\(\\w+\\) · stalled \\d+s\\n  stalled: no output \\d+s, no CPU \\d+s, no hook seen, no record \\d+s\\n$`),
+    );
+    // Output clears it.
+    await home.rpc('surface.send_text', { surface_id: silent, text: 'x' });
+    await until(async () => (await status(silent)).supervision?.stalled === null || null, 'the stall cleared');
+    expect(home.run(['ps']).stdout).not.toMatch(/ · stalled \d/);
+
+    // The fixture's `limit`: Claude Code's usage-limit line, its reset two minutes ahead.
+    await home.rpc('surface.send_text', { surface_id: capped, text: 'limit 120', submit: true }).catch(() => undefined);
+    const { limit } = (await until(async () => ((await status(capped)).supervision?.limit ? (await status(capped)).supervision : null), 'the limit seen'))!;
+    expect(limit!.resets_at_ms).not.toBeNull();
+    const at = new Date(limit!.resets_at_ms!);
+    const clock = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    // The reset is a minute or two ahead: today, unless that is past midnight.
+    const shown = at.getDate() === new Date().getDate() ? clock : `\\w{3} ${clock}`;
+    expect(home.run(['ps']).stdout.split('\n').find((l) => l.startsWith(`${capped} `))).toMatch(new RegExp(` · limit — resets ${shown}$`));
+    expect(home.run(['status', 'capped', '--scope', 'all']).stdout.split('\n')[1]).toMatch(/^ {2}limit: .*You've hit your session limit · resets /);
+    expect(home.run(['inbox']).stdout).toMatch(new RegExp(`^queues held and usage limits:\\nID\\s+NAME\\s+SUPERVISOR\\s+DETAIL\\n${capped}\\s+capped\\s+limit — resets ${shown}\\s+.*You've hit your session limit`, 'm'));
+  } finally {
+    home.cleanup();
+  }
+}, 60_000);

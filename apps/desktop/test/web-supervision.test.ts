@@ -2,7 +2,8 @@
 // Debian's Chromium at a desktop's size and at a phone's: the Queue box (`queue.add`) from the
 // sidebar, the pane header and the phone's lists; `queued 1` under the agent until its turn ends and
 // the prompt goes; serve's refusal kept in the box, escaped; notices of the supervisor's kinds
-// raised like the others; what a rule answered after the phone's inbox.
+// raised like the others; what a rule answered after the phone's inbox; a stall and a usage
+// limit under their agents.
 import { makeHome, until, type Home } from '@paneflow/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { shot, startWebFace, type WebFace } from './harness';
@@ -12,8 +13,8 @@ let face: WebFace;
 
 beforeAll(async () => {
   home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
-  // A rule that answers one prompt only (no other test's matches it), at once.
-  home.writeConfig({ answer_rules: [{ name: 'tests', kind: 'permission', pattern: '^approve Bash: run the tests', answer: 'yes' }], supervisor: { answer_delay_ms: 0 } });
+  // A rule that answers one prompt only (no other test's matches it), at once; a test-short stall threshold (no other test's agent works in silence).
+  home.writeConfig({ answer_rules: [{ name: 'tests', kind: 'permission', pattern: '^approve Bash: run the tests', answer: 'yes' }], supervisor: { answer_delay_ms: 0 }, agent_stall_threshold_secs: 2 });
   face = await startWebFace(home);
 }, 60_000);
 afterEach(() => {
@@ -187,5 +188,45 @@ test('at a phone’s size: what a rule answered follows the inbox, and its badge
     await shot(page, 'phone-answered-by-rule');
   } finally {
     await context.close();
+  }
+}, 60_000);
+
+test('a stall and a usage limit under their agents: in the sidebar with their facts in the tooltip, and in the phone’s rows', async () => {
+  const silent = await agentIn('watching', 'silent', 200);
+  const capped = await agentIn('capping', 'capped', 200);
+  const { context, page } = await face.open({ viewport: { width: 1280, height: 800 } });
+  const phone = await face.open({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  try {
+    // The fixture's `stall`: working, then nothing at all.
+    await home.rpc('surface.send_text', { surface_id: silent, text: 'stall', submit: true });
+    const stalled = page.locator(`.agent[data-surface="${silent}"] .sup[data-kind="stalled"]`);
+    await stalled.waitFor();
+    expect(await stalled.textContent()).toMatch(/^stalled \d+s$/);
+    expect(await stalled.getAttribute('title')).toMatch(/^no output \d+s, no CPU \d+s, no hook seen, no record \d+s$/);
+    expect(await stalled.getAttribute('class')).toBe('sup warn');
+    await shot(page, 'stalled');
+    // Its output clears it.
+    await home.rpc('surface.send_text', { surface_id: silent, text: 'x' });
+    await stalled.waitFor({ state: 'detached' });
+
+    // The fixture's `limit`: Claude Code's usage-limit line, its reset two minutes ahead, on the page's clock.
+    await home.rpc('surface.send_text', { surface_id: capped, text: 'limit 120', submit: true }).catch(() => undefined);
+    const limit = (await until(async () => (await home.rpc('surface.status', { surface_id: capped })).supervision?.limit ?? null, 'the limit seen'))!;
+    const words = await page.evaluate((at) => {
+      const reset = new Date(at);
+      const clock = `${String(reset.getHours()).padStart(2, '0')}:${String(reset.getMinutes()).padStart(2, '0')}`;
+      return reset.getDate() === new Date().getDate() ? `limit — resets ${clock}` : null;
+    }, limit.resets_at_ms!);
+    for (const where of [page.locator(`.agent[data-surface="${capped}"]`), phone.page.locator(`.phone-agents .phone-row[data-surface="${capped}"]`)]) {
+      const badge = where.locator('.sup[data-kind="limit"]');
+      await badge.waitFor();
+      // Past midnight the weekday comes first: the words are then checked by their form alone.
+      expect(await badge.textContent()).toMatch(words ? new RegExp(`^${words}$`) : /^limit — resets \w{3} \d\d:\d\d$/);
+      expect(await badge.getAttribute('title')).toMatch(/You've hit your session limit · resets /);
+    }
+    await shot(phone.page, 'phone-limit');
+  } finally {
+    await context.close();
+    await phone.context.close();
   }
 }, 60_000);
