@@ -80,6 +80,7 @@ export class QueueBox {
     buttons.append(this.send, cancel);
     this.field.rows = 3;
     this.field.placeholder = 'Sent when its turn ends';
+    this.field.setAttribute('aria-label', 'The prompt to queue');
     this.element.append(this.heading, this.field, this.refusal, buttons);
     this.element.hidden = true;
     this.element.onsubmit = (event) => {
