@@ -232,10 +232,33 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
       broadcast: { kind: 'boolean', help: 'to every pane the target matches; with --submit a busy agent is skipped (in failed)' },
       'report-file': { kind: 'string', value: 'PATH', help: 'ask the agent to write its report there and print REPORT_DONE <path>' },
       force: { kind: 'boolean', help: 'submit even to an agent that is thinking or waiting' },
+      queue: { kind: 'boolean', help: "keep it until the agent's turn ends, then submit it (at once to an idle agent); see `paneflow queue`" },
       ...SCOPE,
     },
     example: 'paneflow send lead "Run the tests, then summarise." --submit',
-    details: 'Needs serve started with PANEFLOW_IPC_SCRIPTING=1 (or ai_unrestricted in the config).',
+    details:
+      'Needs serve started with PANEFLOW_IPC_SCRIPTING=1 (or ai_unrestricted in the config). --queue is always a submit, to one\npane: it cannot go with --broadcast, --paste or --force; it prints {item, sent_now}.',
+    family: 'panes',
+  },
+  {
+    name: 'queue',
+    summary: "The prompts queued for agents (`send --queue`), in the order they go: a table, or {queues} with --json. `queue rm ID`, `queue move ID POS`, `queue send-now ID` change them.",
+    args: [
+      { name: 'target', optional: true },
+      { name: 'id', optional: true },
+      { name: 'position', optional: true },
+    ],
+    flags: {
+      ...JSON_FLAG,
+      force: { kind: 'boolean', help: 'send-now: submit even to an agent that is thinking or waiting' },
+      ...SCOPE,
+    },
+    example: 'paneflow queue move q7 1',
+    details: `${TARGET_HELP}; none: every pane's queue. Each queued prompt goes as a submit once its agent's declared turn ends, one
+per turn, in order. A queue is held (HELD, and a line below the table says why) when its agent declared an error, a delivery
+started no turn, or serve refused one; \`queue send-now ID\` sends one now and releases the hold, as does the agent's next turn
+ended normally. \`move ID POS\` puts it at POS (1: next). Exit 3 for an unknown pane or id; 1 when send-now's turn did not start
+(as \`send --submit\`), or a write is refused (the gate: PANEFLOW_IPC_SCRIPTING=1).`,
     family: 'panes',
   },
   {

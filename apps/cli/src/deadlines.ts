@@ -36,6 +36,7 @@ const SERVE_TAKES: Record<string, (count: number) => number> = {
   'workspace.close': () => 2 * HOST + SESSION_STOP_WAIT_MS,
   // typed, then a wait for the agent's classification and for its turn to start
   'surface.send_text': () => TYPE + 2 * SUBMIT_CONFIRM_MS,
+  'queue.send_now': () => TYPE + 2 * SUBMIT_CONFIRM_MS,
   'surface.answer': () => ANSWER_SETTLE_MAX_MS + TYPE + SUBMIT_CONFIRM_MS,
   'surface.wait_ready': () => READY_DEADLINE_MS,
   'surface.restart': () => RESTART,

@@ -12,6 +12,8 @@ export interface SendOptions {
   broadcast: boolean;
   force: boolean;
   reportFile?: string;
+  /** Kept by serve until the agent's turn ends (`queue.add`), then submitted. */
+  queue?: boolean;
   scope: Scope;
 }
 
@@ -52,10 +54,20 @@ async function checkGate(scope: Scope) {
 
 export async function send(selector: string, textArg: string, options: SendOptions): Promise<number> {
   if (options.reportFile && options.broadcast) throw new CliError('--report-file cannot go with --broadcast', 2);
+  if (options.queue && (options.broadcast || options.paste || options.force)) {
+    throw new CliError('--queue cannot go with --broadcast, --paste or --force: a queued prompt goes to one pane, as a submit, when its turn ends', 2);
+  }
   let text = textArg === '-' ? await readStdin() : textArg;
   const report = options.reportFile ? reportProtocol(isAbsolute(options.reportFile) ? options.reportFile : resolve(options.reportFile)) : null;
   if (report) text += report.text;
   if (Buffer.byteLength(text) > MAX_SEND_TEXT_BYTES) throw new CliError(`the text is over ${MAX_SEND_TEXT_BYTES} bytes`, 1);
+
+  if (options.queue) {
+    const target = await resolveOne(selector, options.scope);
+    const workspaceId = process.env.PANEFLOW_WORKSPACE_ID;
+    printJson(await request('queue.add', { surface_id: target.surface_id, text, scope: options.scope, ...(workspaceId ? { workspace_id: workspaceId } : {}) }));
+    return 0;
+  }
 
   if (options.broadcast) {
     const targets = await resolveSelector(selector, options.scope, true);

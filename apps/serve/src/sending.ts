@@ -1,4 +1,4 @@
-import { inTurn, MAX_SEND_TEXT_BYTES, type CliState, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
+import { inTurn, MAX_SEND_TEXT_BYTES, type CliState, type PromptSource, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { answerInput, answerSettleMs, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
@@ -20,7 +20,17 @@ export class Sending {
     private readonly workspaces: Workspaces,
   ) {}
 
-  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+  /**
+   * A queued prompt's delivery (apps/serve/src/supervisor/queue.ts): a submit under every rule of
+   * `surface.send_text` (gate, busy guard, confirmation), its prompt recorded as the queue's. Its
+   * scope was checked when it was queued (or sent by request), so it speaks for its pane's workspace.
+   */
+  submitQueued(surfaceId: number, text: string, force: boolean): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+    const workspaceId = this.ctx.pane(surfaceId).workspace_id;
+    return this.sendText({ surface_id: surfaceId, text, submit: true, workspace_id: workspaceId, ...(force ? { force } : {}) }, 'queue');
+  }
+
+  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>, source: PromptSource = 'send'): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
     const { ctx } = this;
     const { surface_id, text, submit = false, paste, scope, workspace_id, force } = params;
     if (!ctx.capabilities.scripting && !ctx.config.current.ai_unrestricted) throw disabled('surface.send_text', 'PANEFLOW_IPC_SCRIPTING');
@@ -42,7 +52,7 @@ export class Sending {
     // Watched before sending, so that no transition can come and go unseen.
     const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
     // What is typed may begin the agent's next turn (its prompt), or end its wait (the ledger's answer).
-    if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, 'send');
+    if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, source);
     this.reduction.turns.noteAction(view.session, 'send', text);
     try {
       const deferred = submit && usePaste;

@@ -12,6 +12,7 @@ import type { Parts } from './methods/parts';
 import { sessionMethods } from './methods/sessions';
 import { surfaceMethods } from './methods/surfaces';
 import { systemMethods } from './methods/system';
+import { queueMethods } from './methods/queue';
 import { turnMethods } from './methods/turns';
 import { workspaceMethods } from './methods/workspaces';
 import { SessionMirror } from './mirror';
@@ -21,6 +22,7 @@ import { Readiness } from './prompts';
 import { Restorer } from './restore';
 import { Sending } from './sending';
 import { Reduction } from './status';
+import { PromptQueue } from './supervisor/queue';
 import { Workspaces } from './workspaces';
 
 export type { Capabilities };
@@ -64,20 +66,22 @@ export class Serve {
     restorer = new Restorer(ctx, reduction);
     const hooks = new HookIntake(ctx, reduction, workspaces);
     mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
+    const sending = new Sending(ctx, reduction, workspaces);
     const parts: Parts = {
       ctx,
       reduction,
       readiness,
       workspaces,
       panes: new Panes(ctx, mirror, readiness, workspaces, reduction),
-      sending: new Sending(ctx, reduction, workspaces),
+      sending,
+      queue: new PromptQueue(ctx, reduction, sending, workspaces),
       hooks,
       restorer,
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
     this.server = new RpcServer<PublicMethods>({
       methods: PublicMethods,
-      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts) },
+      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...queueMethods(parts) },
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,

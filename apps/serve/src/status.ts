@@ -102,6 +102,11 @@ export class Reduction {
     this.supervisionParts.push(part);
   }
 
+  /** A supervisor part's notice (`queue_held`, …), under the reducer's rate limit and hidden rules. */
+  supervisorNotice(view: View, notice: Notice): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
+  }
+
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
     const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.config.current, Date.now());

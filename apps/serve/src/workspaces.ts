@@ -20,7 +20,14 @@ function refuseName(name: string): void {
  * changes that carry their data to subscribers (`workspace_changed`, `surface_*`).
  */
 export class Workspaces {
+  private readonly closedListeners: Array<(pane: PaneRecord) => void> = [];
+
   constructor(private readonly ctx: ServeContext) {}
+
+  /** `listener` hears each pane that leaves the model (a part that keeps something per pane drops it). */
+  onPaneClosed(listener: (pane: PaneRecord) => void): void {
+    this.closedListeners.push(listener);
+  }
 
   entry(workspace: WorkspaceRecord): WorkspaceEntry {
     const { model } = this.ctx;
@@ -114,6 +121,7 @@ export class Workspaces {
       if (workspace.focus === pane.surface_id) workspace.focus = leaves(workspace.layout)[0] ?? null;
     }
     model.changed();
+    for (const listener of this.closedListeners) listener(pane);
     if (!announce) return;
     this.ctx.publish({ type: 'surface_closed', surface_id: pane.surface_id, session: pane.session, workspace: index });
     if (workspace) this.changed(workspace);

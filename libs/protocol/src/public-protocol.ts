@@ -84,6 +84,8 @@ const hookMethods = Object.fromEntries(HOOK_METHODS.map((name) => [name, method(
  * §4.4. A submit to a declaring agent is confirmed by serve: `started` says whether its state moved
  * into a turn within 3 s (null when the agent declares nothing), `start_reason` why.
  */
+/** A queue write's caller: where its names resolve, and the workspace it speaks for (as `surface.send_text`'s). */
+const QueueScope = { scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) };
 const SendTextResult = Type.Object({
   surface_id: SurfaceId,
   sent: Type.Boolean(),
@@ -349,15 +351,16 @@ export const PublicMethods = {
    * busy guard and its confirmation, like `surface.send_text`. Writes need the scripting gate.
    */
   'queue.add': method(
-    Type.Object({ ...SurfaceTarget, text: Type.String({ minLength: 1 }), scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) }, closed),
+    Type.Object({ ...SurfaceTarget, text: Type.String({ minLength: 1 }), ...QueueScope }, closed),
     Type.Object({ item: QueuedPrompt, sent_now: Type.Boolean() }),
   ),
   'queue.list': method(Type.Object({ surface_id: Type.Optional(SurfaceId) }, closed), Type.Object({ queues: Type.Array(PaneQueue) })),
-  'queue.remove': method(Type.Object({ id: QueueId }, closed), Type.Object({ removed: QueuedPrompt })),
+  /** The writes below are checked against the caller's scope as `queue.add` is (the item's pane). */
+  'queue.remove': method(Type.Object({ id: QueueId, ...QueueScope }, closed), Type.Object({ removed: QueuedPrompt })),
   /** Moves a queued prompt to `position` (1: next) within its pane's queue. */
-  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }) }, closed), PaneQueue),
+  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }), ...QueueScope }, closed), PaneQueue),
   /** Sends a queued prompt now, whatever the turn (released from a hold); `force` as `surface.send_text`'s. */
-  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()) }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
+  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()), ...QueueScope }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
   /**
    * Answer rules (config.json `answer_rules`): which there are and whether they act (`enabled`:
    * `rules.set_enabled` turns them all off or on at once, kept across restarts; they act only

@@ -1,4 +1,4 @@
-// The verbs about panes and workspaces: list, read, search, select, split, focus, close, type, press.
+// The verbs about panes and workspaces: list, read, search, select, split, focus, close, type, press, queue.
 import { displayText } from '@paneflow/view';
 import { CliError } from '../errors';
 import { request } from '../instance';
@@ -7,6 +7,7 @@ import { resolveOne } from '../select';
 import { wholeNumber } from '../usage';
 import { restart, restore } from '../restarts';
 import { send } from '../send';
+import { queue } from '../queue';
 import { close } from '../close';
 import { callerWorkspace, flag, scopeOf, str, type Run } from './common';
 
@@ -79,8 +80,10 @@ export const run: Record<string, Run> = {
       broadcast: !!flag(p, 'broadcast'),
       force: !!flag(p, 'force'),
       reportFile: flag(p, 'report-file'),
+      queue: !!flag(p, 'queue'),
       scope: scopeOf(p),
     }),
+  queue: (p) => queue(p.args.target as string | undefined, p.args.id as string | undefined, p.args.position as string | undefined, { json: !!flag(p, 'json'), force: !!flag(p, 'force'), scope: scopeOf(p) }),
   async key(p) {
     const target = await resolveOne(str(p, 'target'), scopeOf(p));
     const force = flag(p, 'force') ? { force: true } : {};

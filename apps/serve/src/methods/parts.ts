@@ -7,6 +7,7 @@ import type { Readiness } from '../prompts';
 import type { Restorer } from '../restore';
 import type { Sending } from '../sending';
 import type { Reduction } from '../status';
+import type { PromptQueue } from '../supervisor/queue';
 import type { Workspaces } from '../workspaces';
 
 /** The parts of serve that its methods use, wired together by serve.ts. */
@@ -17,6 +18,7 @@ export interface Parts {
   workspaces: Workspaces;
   panes: Panes;
   sending: Sending;
+  queue: PromptQueue;
   hooks: HookIntake;
   restorer: Restorer;
   shutdown(drainMs: number): void;

@@ -4,6 +4,9 @@ import { presentationOf } from '../config';
 import { disabled } from '../errors';
 import type { MethodFamily } from './parts';
 
+/** The queue's writes: behind the gate `surface.send_text` is behind. */
+const QUEUE_WRITES = new Set(['queue.add', 'queue.remove', 'queue.move', 'queue.send_now']);
+
 /** How long `serve.status` asks the host about its manifests. */
 const HOST_STATUS_WAIT_MS = 1000;
 
@@ -15,7 +18,7 @@ export const systemMethods: MethodFamily = ({ ctx, shutdown }) => ({
     const aiUnrestricted = ctx.config.current.ai_unrestricted;
     const methods = Object.keys(PublicMethods).filter(
       (m) =>
-        (m !== 'surface.send_text' || scripting || aiUnrestricted) &&
+        ((m !== 'surface.send_text' && !QUEUE_WRITES.has(m)) || scripting || aiUnrestricted) &&
         (m !== 'surface.send_keystroke' || scripting) &&
         (m !== 'workspace.up' || scripting || orchestration) &&
         (m !== 'serve.shutdown' || orchestration),
