@@ -82,7 +82,7 @@ export const VERBS: VerbSpec[] = [
   },
   {
     name: 'inbox',
-    summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; {items} with --json.',
+    summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; then what rules answered this hour; {items, answered} with --json.',
     args: [],
     flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' } },
     example: 'paneflow inbox --watch',
@@ -138,6 +138,19 @@ export const VERBS: VerbSpec[] = [
     flags: { seq: { kind: 'integer', value: 'N', help: "the prompt's state_seq as `inbox --json` showed it: only that prompt is answered" }, ...SCOPE },
     example: 'paneflow answer api yes',
     details: `${TARGET_HELP}. What is typed comes from the agent's runtime ([answers] in runtimes/*/runtime.toml), only while it still waits at the prompt it waits at now, or with --seq at the prompt the inbox showed: exit 1 (not_waiting) when it has moved on, and nothing is typed; exit 1 when its runtime has no answers (answer by hand in the pane); exit 4 when it was typed but the agent still waits after 3 s. Needs serve with PANEFLOW_IPC_SCRIPTING=1. From a terminal outside Paneflow it answers in any workspace, as the desktop does; inside a pane, other workspaces need PANEFLOW_IPC_ORCHESTRATION=1.`,
+    family: 'agents',
+  },
+  {
+    name: 'rules',
+    summary: 'The config\'s answer rules and their answers this hour; `rules test "<message>"` says which would answer; `rules off`, `rules on`.',
+    args: [
+      { name: 'action', optional: true },
+      { name: 'message', optional: true },
+    ],
+    flags: { runtime: { kind: 'string', value: 'SLUG', help: "with test: the agent's runtime (claude-code…); default any" }, ...JSON_FLAG },
+    example: 'paneflow rules test "approve Bash: npm test" --runtime claude-code',
+    details:
+      "action: none (list), test, off or on. A rule (config.json answer_rules) answers a waiting agent's permission prompt whose declared message its pattern matches, after supervisor.answer_delay_ms in which you can still answer first, through the same path as `paneflow answer`: never a question, never past the scripting gate (serve with PANEFLOW_IPC_SCRIPTING=1, or ai_unrestricted). `rules test` exits 0 when a rule would answer, 1 when none would, and says why. `rules off` stops every rule until `rules on`, across restarts.",
     family: 'agents',
   },
   {

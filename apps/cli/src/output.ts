@@ -1,6 +1,7 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
+import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayWidth } from '@paneflow/screen';
 import { displayText, endedNotice, jsonText, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
 
@@ -108,6 +109,11 @@ export function inboxTable(items: InboxItem[]): string {
       item.message ?? '',
     ]),
   );
+}
+
+/** Below the inbox: what answer rules answered in the last hour, newest first, each line cleaned by `displayText`. */
+export function answeredLines(answered: AutoAnswer[], nowMs: number): string[] {
+  return answered.map((a) => displayText(`answered by rule '${a.rule}' ${ago(Math.max(0, nowMs - a.at_ms))} ago (${a.answer}, surface ${a.surface_id}): ${a.message}`));
 }
 
 /**

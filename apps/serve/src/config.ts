@@ -1,5 +1,5 @@
 import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/proc';
-import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, type AnswerRule, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
+import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, AnswerRule, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -73,7 +73,7 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
       return;
     }
     const name = path as ConfigSettingName;
-    const taken = checked<never>(path, CONFIG_SETTINGS[name], value);
+    const taken = checked<never>(path, CONFIG_SETTINGS[name], name === 'answer_rules' ? validRules(path, value, ignored) : value);
     if (taken === null) return;
     APPLY[name](config, taken, (note) => ignored.push(`${path}: ${note}`));
   };
@@ -83,6 +83,22 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
     else for (const [name, setting] of Object.entries(value)) take(`${key}.${name}`, setting);
   }
   return { config, ignored };
+}
+
+/**
+ * The rules a list holds that are rules, each checked on its own: one that is not (a `kind` other
+ * than permission, a field unknown or missing) is left out and named by its place, the others kept.
+ */
+function validRules(path: string, value: unknown, ignored: string[]): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.filter((rule: unknown, i) => {
+    const problem = validate(AnswerRule, rule);
+    if (problem === null) return true;
+    const where = `${path}[${i}]${problem.field ? `.${problem.field.replaceAll('/', '.')}` : ''}`;
+    const why = problem.field === 'kind' ? `a rule answers only "permission" prompts, never a question; got ${JSON.stringify((rule as { kind?: unknown }).kind)}` : problem.message;
+    ignored.push(`${where}: ${why}; the rule is left out`);
+    return false;
+  });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,7 +1,8 @@
-import { inTurn, MAX_SEND_TEXT_BYTES, type CliState, type PromptSource, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
+import { inTurn, MAX_SEND_TEXT_BYTES, type Answerer, type CliState, type PromptSource, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
 import type { ServeContext } from './context';
 import { answerInput, answerSettleMs, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
+import type { PaneRecord } from './model';
 import type { Reduction } from './status';
 import type { View } from './views';
 import type { Workspaces } from './workspaces';
@@ -103,12 +104,25 @@ export class Sending {
    * waits at the `state_seq` the caller saw (so nothing reaches a prompt that came after), and
    * confirms that the wait ended.
    */
-  async answer(params: ParamsOf<PublicMethods, 'surface.answer'>): Promise<ResultOf<PublicMethods, 'surface.answer'>> {
-    const { ctx } = this;
+  answer(params: ParamsOf<PublicMethods, 'surface.answer'>): Promise<ResultOf<PublicMethods, 'surface.answer'>> {
     const { surface_id, answer, state_seq, scope, workspace_id } = params;
+    return this.answerAs({ surface_id, answer, state_seq }, 'answer', (pane) => this.workspaces.checkScope(pane, scope, workspace_id));
+  }
+
+  /**
+   * The one answer path, for `surface.answer` and for serve's own parts (an answer rule), with who
+   * answered for the turn ledger. The gate is checked here, so no caller can answer past it;
+   * `checkScope` is the client's workspace scope (serve's own parts have none).
+   */
+  async answerAs(
+    { surface_id, answer, state_seq }: { surface_id: number; answer: string; state_seq: number },
+    by: Answerer,
+    checkScope: (pane: PaneRecord) => void = () => undefined,
+  ): Promise<ResultOf<PublicMethods, 'surface.answer'>> {
+    const { ctx } = this;
     if (!ctx.capabilities.scripting && !ctx.config.current.ai_unrestricted) throw disabled('surface.answer', 'PANEFLOW_IPC_SCRIPTING');
     const pane = ctx.pane(surface_id);
-    this.workspaces.checkScope(pane, scope, workspace_id);
+    checkScope(pane);
     const view = ctx.view(pane);
     const stillWaiting = () => {
       const status = this.reduction.statusOf(view, pane);
@@ -131,7 +145,7 @@ export class Sending {
       stillWaiting();
     }
     const watched = watchTransitions(this.reduction, view.session);
-    this.reduction.turns.noteAction(view.session, 'answer', answer);
+    this.reduction.turns.noteAction(view.session, by, answer);
     try {
       if ('keys' in input) await ctx.host.request('session.input', { session: pane.session, text: input.keys, origin: 'automation' });
       else await this.type(pane.session, input.text, true, true);

@@ -9,6 +9,7 @@ import { EventHub } from './events';
 import { HookIntake } from './hooks';
 import { HostLink } from './hostlink';
 import type { Parts } from './methods/parts';
+import { ruleMethods } from './methods/rules';
 import { sessionMethods } from './methods/sessions';
 import { surfaceMethods } from './methods/surfaces';
 import { systemMethods } from './methods/system';
@@ -23,6 +24,7 @@ import { Restorer } from './restore';
 import { Sending } from './sending';
 import { Reduction } from './status';
 import { PromptQueue } from './supervisor/queue';
+import { AnswerRules } from './supervisor/rules';
 import { Workspaces } from './workspaces';
 
 export type { Capabilities };
@@ -77,11 +79,12 @@ export class Serve {
       queue: new PromptQueue(ctx, reduction, sending, workspaces),
       hooks,
       restorer,
+      rules: new AnswerRules(ctx, reduction, sending),
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
     this.server = new RpcServer<PublicMethods>({
       methods: PublicMethods,
-      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...queueMethods(parts) },
+      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...queueMethods(parts), ...ruleMethods(parts) },
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,

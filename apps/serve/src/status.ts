@@ -203,6 +203,11 @@ export class Reduction {
     }, Math.max(0, Math.min(...times) - now) + 1);
   }
 
+  /** A notice of serve's own (the supervisor's), under the reducer's rules: none for a hidden agent, one a kind per pane per second. */
+  notice(view: View, notice: Notice): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
+  }
+
   private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
     if (!pane || !view.agent) return;
     if (this.hidden(view.agent.runtimeId)) {

@@ -30,7 +30,7 @@ describe('config (REFERENCE.md §10)', () => {
 
   test('what is wrong is named and ignored, never fatal', () => {
     const { config, ignored } = parseConfig(JSON.stringify({ ai_unrestricted: 'yes', nope: 1, terminal: { env: { A: 1 } }, agent_stall_threshold_secs: -4 }), keys);
-    expect(config).toMatchObject({ ai_unrestricted: false, agent_stall_threshold_secs: 0, terminal_env: {} });
+    expect(config).toMatchObject({ ai_unrestricted: false, agent_stall_threshold_secs: DEFAULT_CONFIG.agent_stall_threshold_secs, terminal_env: {} });
     expect(ignored).toEqual([
       'ai_unrestricted: expected true or false, got "yes"',
       'nope: unknown key',
@@ -45,6 +45,38 @@ describe('config (REFERENCE.md §10)', () => {
     const { config, ignored } = parseConfig(JSON.stringify({ attach: { prefix: 'enter', other: 1 } }), keys);
     expect(config.attach).toEqual({ prefix: 'ctrl-b', notifications: true });
     expect(ignored).toEqual(['attach.prefix: expected ctrl-<letter> or alt-<letter>, got "enter"', 'attach.other: unknown key']);
+  });
+
+  test('answer rules: each is checked on its own; a question rule, an unknown field, a bad pattern or a second rule of one name is left out, named, and the others kept', () => {
+    const rule = (name: string, more: Record<string, unknown> = {}) => ({ name, kind: 'permission', pattern: '^approve Bash: npm test', answer: 'yes', ...more });
+    const { config, ignored } = parseConfig(
+      JSON.stringify({
+        supervisor: { answer_delay_ms: 250 },
+        answer_rules: [rule('tests', { runtime: 'claude-code', per_hour: 3 }), rule('asks', { kind: 'question' }), rule('extra', { when: 'always' }), rule('broken', { pattern: '(npm' }), rule('tests'), rule('status', { pattern: '^approve Bash: git status$' })],
+      }),
+      keys,
+    );
+    expect(ignored).toEqual([
+      'answer_rules[1].kind: a rule answers only "permission" prompts, never a question; got "question"; the rule is left out',
+      "answer_rules[2].when: unknown field 'when'; the rule is left out",
+      expect.stringMatching(/^answer_rules: rule 'broken': pattern is not a regular expression \(.+\); the rule is left out$/),
+      "answer_rules: rule 'tests' is named twice; only the first is kept",
+    ]);
+    expect(config.supervisor.answer_delay_ms).toBe(250);
+    expect(config.answer_rules.map((r) => [r.name, r.runtime, r.per_hour])).toEqual([
+      ['tests', 'claude-code', 3],
+      ['status', undefined, undefined],
+    ]);
+    // Compiled once, here: what serve matches a declared message with.
+    expect(config.answer_rules[0].regex.test('approve Bash: npm test -- --watch')).toBe(true);
+    expect(config.answer_rules[1].regex.test('approve Bash: git status --short')).toBe(false);
+  });
+
+  test('answer rules are none and the delay 5 s unless set; a list that is not one, or a delay out of range, keeps them', () => {
+    expect(parseConfig('{}', keys).config).toMatchObject({ answer_rules: [], supervisor: { answer_delay_ms: 5000 } });
+    const { config, ignored } = parseConfig(JSON.stringify({ answer_rules: { name: 'x' }, supervisor: { answer_delay_ms: -1 } }), keys);
+    expect(config).toMatchObject({ answer_rules: [], supervisor: { answer_delay_ms: 5000 } });
+    expect(ignored).toEqual([expect.stringMatching(/^answer_rules: expected a list of rules/), 'supervisor.answer_delay_ms: expected a whole number of milliseconds (0-600000), got -1']);
   });
 
   test('restore_on_start is off unless set to true', () => {

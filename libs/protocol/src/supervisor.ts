@@ -102,6 +102,9 @@ export const Supervision = Type.Object({
 });
 export type Supervision = Static<typeof Supervision>;
 
+/** The most answers a rule may give in an hour (`per_hour`), and so the most answer times kept per rule. */
+export const RULE_PER_HOUR_MAX = 10000;
+
 /** A rule name: what a notification and `rules test` say answered. */
 export const RuleName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
 
@@ -119,7 +122,7 @@ export const AnswerRule = Type.Object(
     kind: Type.Literal('permission'),
     pattern: Type.String({ minLength: 1, maxLength: 1024 }),
     answer: Type.String({ minLength: 1, maxLength: 64 }),
-    per_hour: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+    per_hour: Type.Optional(Type.Integer({ minimum: 1, maximum: RULE_PER_HOUR_MAX })),
   },
   { additionalProperties: false },
 );
@@ -149,5 +152,7 @@ export const SUPERVISOR_DEFAULTS = {
 
 /** An automatic answer is shown in its pane's status and the inbox's history this long. */
 export const AUTO_ANSWER_SHOWN_MS = 60 * 60 * 1000;
+/** `fleet.inbox` lists at most this many automatic answers of the last hour (newest first). */
+export const AUTO_ANSWERS_LISTED = 50;
 /** At most this many prompts wait in one pane's queue. */
 export const QUEUE_MAX_PER_PANE = 100;

@@ -8,6 +8,7 @@ import { resolveOne, resolveSelector } from '../select';
 import { fleetTable, inboxNow, liveTable } from '../live';
 import { wait } from '../wait';
 import { flag, scopeOf, str, type Run } from './common';
+import { run as rules } from './rules';
 
 /** Resolves 0 on Ctrl-C, 1 when the stream is lost. */
 function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () => void): void }): Promise<number> {
@@ -21,6 +22,7 @@ function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () =>
 }
 
 export const run: Record<string, Run> = {
+  ...rules,
   async ps(p) {
     if (flag(p, 'watch')) return liveTable(fleetTable);
     const [result, { health }] = await Promise.all([request('fleet.list', {}), request('serve.status', {})]);

@@ -6,6 +6,7 @@ import type { Panes } from '../panes';
 import type { Readiness } from '../prompts';
 import type { Restorer } from '../restore';
 import type { Sending } from '../sending';
+import type { AnswerRules } from '../supervisor/rules';
 import type { Reduction } from '../status';
 import type { PromptQueue } from '../supervisor/queue';
 import type { Workspaces } from '../workspaces';
@@ -21,6 +22,7 @@ export interface Parts {
   queue: PromptQueue;
   hooks: HookIntake;
   restorer: Restorer;
+  rules: AnswerRules;
   shutdown(drainMs: number): void;
 }
 

@@ -25,7 +25,7 @@ export const sessionMethods: MethodFamily = (parts) => {
       .filter((status) => status.tool !== null && !status.hidden),
   }),
   'fleet.activity': ({ surface_id, limit }) => ({ entries: reduction.activity.latest(surface_id, limit) }),
-  'fleet.inbox': () => ({ items: inbox(parts) }),
+  'fleet.inbox': () => ({ items: inbox(parts), answered: parts.rules.history(Date.now()) }),
   'session.list': () => ({
     sessions: ctx.model
       .orderedPanes()
