@@ -1,5 +1,5 @@
 import { isSameProcess } from '@paneflow/proc';
-import { runtimeCatalog, stopTree } from '@paneflow/procscan';
+import { runtimeCatalog, sessionCpuMs, stopTree } from '@paneflow/procscan';
 import { CHECKPOINT_REPLAY_BYTES, ErrorCode, FOLLOW_KEEPALIVE_MS, HOST_CHECKPOINT_MAX_BYTES, HOST_PROTOCOL_VERSION, RpcError, type HostMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import { timingSafeEqual } from 'node:crypto';
@@ -135,6 +135,10 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     },
     'session.read': ({ session, lines, offset }) => host.find(session).read(lines, offset),
     'session.search': ({ session, pattern, max_matches }) => host.find(session).terminal.search(pattern, max_matches),
+    'session.cpu': ({ session }) => {
+      const { lifecycle, pid } = host.find(session);
+      return lifecycle === 'live' && pid !== null ? sessionCpuMs(pid) : { cpu_ms: 0, processes: 0 };
+    },
     'session.stop': async ({ session }) => {
       const inherited = manifests.inherited.get(session);
       if (inherited) {

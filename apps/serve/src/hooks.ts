@@ -42,6 +42,7 @@ export class HookIntake {
       return { accepted: false, reason: 'stale' };
     }
     const payload = params.payload;
+    view.lastHookMs = Date.now();
     hook.revision++;
     hook.pid = pid ?? view.agent?.pid ?? null;
     hook.last_hook = { method, emitted_at_ms: params.emitted_at_ms };
@@ -81,6 +82,8 @@ export class HookIntake {
       .catch((error: Error) => this.ctx.log(`agent.event ${view.session}: ${error.message}`));
     const pane = this.ctx.model.paneBySession(view.session);
     this.ctx.publish({ type: method, surface_id: pane?.surface_id, session: view.session, tool: params.tool, payload });
+    // A hook is a sign of life: a stalled agent's flag goes (stalls.ts, after the reduction).
+    if (view.stalled) this.reduction.reduce(view);
     // An unnamed pane takes its prompt as its title.
     if (method === 'ai.prompt_submit' && pane && !pane.name) {
       this.reduction.publishSessionChanged(view);

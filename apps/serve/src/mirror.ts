@@ -57,6 +57,8 @@ export class SessionMirror {
         view.hook = existing.hook;
         view.agent = existing.agent ?? view.agent;
         view.attentionSinceMs = existing.attentionSinceMs;
+        view.lastHookMs = existing.lastHookMs;
+        view.stalled = existing.stalled;
         if (existing.clockTimer) clearTimeout(existing.clockTimer);
       }
       views.set(manifest.session, view);
@@ -260,6 +262,8 @@ export class SessionMirror {
       case 'output':
         view.outputGeneration = frame.output_generation;
         view.lastActivityMs = now;
+        // Output clears a stall (stalls.ts, after the reduction); other output needs no reduction.
+        if (view.stalled) this.reduction.reduce(view);
         this.surfaceChanged(view);
         this.readiness.changed(view);
         return;

@@ -31,12 +31,12 @@ export class Sending {
     return this.sendText({ surface_id: surfaceId, text, submit: true, workspace_id: workspaceId, ...(force ? { force } : {}) }, 'queue');
   }
 
-  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>, source: PromptSource = 'send'): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+  async sendText(params: ParamsOf<PublicMethods, 'surface.send_text'>, source: PromptSource = 'send', scoped = true): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
     const { ctx } = this;
     const { surface_id, text, submit = false, paste, scope, workspace_id, force } = params;
     if (!ctx.capabilities.scripting && !ctx.config.current.ai_unrestricted) throw disabled('surface.send_text', 'PANEFLOW_IPC_SCRIPTING');
     const pane = ctx.pane(surface_id);
-    this.workspaces.checkScope(pane, scope, workspace_id);
+    if (scoped) this.workspaces.checkScope(pane, scope, workspace_id);
     const size = Buffer.byteLength(text);
     if (size > MAX_SEND_TEXT_BYTES) throw invalid(`text of ${size} bytes is over ${MAX_SEND_TEXT_BYTES}`, 'text_too_long', 'text');
     const view = ctx.view(pane);
@@ -162,6 +162,24 @@ export class Sending {
   private refuseIfWaiting(surfaceId: number, state: CliState, what: string): void {
     if (state !== 'waiting_for_input') return;
     throw refusedByState(`agent_busy: surface ${surfaceId} is waiting_for_input; ${what} would answer its prompt (answer it with surface.answer, or force it)`, 'agent_busy');
+  }
+
+  /**
+   * The supervisor's submit (a stalled agent's nudge, the continue after a usage limit): the gate,
+   * busy guard and confirmation of `surface.send_text`, without a caller's workspace scope, since
+   * serve acts on the pane's own setting.
+   */
+  supervisorSubmit(surfaceId: number, text: string): Promise<ResultOf<PublicMethods, 'surface.send_text'>> {
+    return this.sendText({ surface_id: surfaceId, text, submit: true }, 'send', false);
+  }
+
+  /** The supervisor's keystrokes (a nudge's Esc), behind the same gate as a submit. */
+  async supervisorKeys(session: string, keys: readonly string[]): Promise<void> {
+    if (!this.ctx.capabilities.scripting && !this.ctx.config.current.ai_unrestricted) throw disabled('surface.send_keystroke', 'PANEFLOW_IPC_SCRIPTING');
+    for (const keystroke of keys) {
+      this.reduction.turns.noteAction(session, 'key', keystroke);
+      await this.ctx.host.request('session.key', { session, keystroke, origin: 'automation' });
+    }
   }
 
   async sendKeystroke(params: ParamsOf<PublicMethods, 'surface.send_keystroke'>): Promise<{ sent: true }> {

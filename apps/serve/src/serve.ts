@@ -21,7 +21,9 @@ import { Model } from './model';
 import { Panes } from './panes';
 import { Readiness } from './prompts';
 import { Restorer } from './restore';
+import { Limits } from './limits';
 import { Sending } from './sending';
+import { Stalls } from './stalls';
 import { Reduction } from './status';
 import { PromptQueue } from './supervisor/queue';
 import { AnswerRules } from './supervisor/rules';
@@ -69,6 +71,9 @@ export class Serve {
     const hooks = new HookIntake(ctx, reduction, workspaces);
     mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
     const sending = new Sending(ctx, reduction, workspaces);
+    // The supervisor's observations (issue 33): each acts after the reductions and fills its part of `supervision`.
+    const limits = new Limits(ctx, reduction, sending);
+    new Stalls(ctx, reduction, sending).onFlag = (view) => void limits.look(view);
     const parts: Parts = {
       ctx,
       reduction,

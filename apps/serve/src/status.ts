@@ -184,18 +184,13 @@ export class Reduction {
     this.ctx.model.changed();
   }
 
-  /** The reason (detecting → no_signal) and the stalled state change with time alone. */
+  /** The reason (detecting → no_signal) changes with time alone (the stall has its own clock, stalls.ts). */
   private scheduleClock(view: View, now: number) {
     if (view.clockTimer) clearTimeout(view.clockTimer);
     view.clockTimer = null;
     const times: number[] = [];
     const reasonAt = nextReasonChangeMs(view.entry, view.agent);
     if (reasonAt !== null) times.push(reasonAt);
-    const stall = this.ctx.config.current.agent_stall_threshold_secs;
-    if (stall > 0 && view.entry.status === 'busy' && view.lastActivityMs !== null) {
-      const stallAt = view.lastActivityMs + stall * 1000;
-      if (stallAt > now) times.push(stallAt);
-    }
     if (times.length === 0) return;
     view.clockTimer = setTimeout(() => {
       view.clockTimer = null;
@@ -203,14 +198,18 @@ export class Reduction {
     }, Math.max(0, Math.min(...times) - now) + 1);
   }
 
-  /** A notice of serve's own (the supervisor's), under the reducer's rules: none for a hidden agent, one a kind per pane per second. */
-  notice(view: View, notice: Notice): void {
-    this.notify(view, this.ctx.model.paneBySession(view.session), notice);
+  /**
+   * A supervisor's notice (a stall, a usage limit, a held queue, a rule's answer…), under the same
+   * hidden and rate-limit rules as the reducer's: none for a hidden agent, one a kind per pane per
+   * second; also for a pane whose agent `runtimeId` has left it (a continue that found it gone).
+   */
+  notice(view: View, notice: Notice, runtimeId = view.agent?.runtimeId ?? null): void {
+    this.notify(view, this.ctx.model.paneBySession(view.session), notice, runtimeId);
   }
 
-  private notify(view: View, pane: PaneRecord | undefined, notice: Notice) {
-    if (!pane || !view.agent) return;
-    if (this.hidden(view.agent.runtimeId)) {
+  private notify(view: View, pane: PaneRecord | undefined, notice: Notice, runtimeId = view.agent?.runtimeId ?? null) {
+    if (!pane || !runtimeId) return;
+    if (this.hidden(runtimeId)) {
       this.ctx.counters.notifications_hidden++;
       return;
     }
@@ -222,7 +221,7 @@ export class Reduction {
     }
     this.lastNotice.set(key, now);
     this.ctx.counters.notifications++;
-    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.label ?? 'Agent';
+    const title = pane.name ?? promptTitle(view.hook.prompt) ?? this.ctx.catalog.bySlug.get(runtimeId)?.label ?? 'Agent';
     this.ctx.publish({ type: 'notification', surface_id: pane.surface_id, session: view.session, kind: notice.kind, title, body: notice.body });
   }
 

@@ -1,6 +1,6 @@
 import type { Catalog } from '@paneflow/procscan';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol';
-import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, StatusObject, TypedInput } from '@paneflow/protocol';
+import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, Stall, StatusObject, TypedInput } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
 import type { Config } from './config';
 import type { SavedEntry } from './model';
@@ -39,8 +39,12 @@ export interface View {
   attentionSinceMs: number | null;
   /** What a person last typed at a face while the program waited (the host says): who answered. */
   typed: TypedInput | null;
-  /** Set while a timer will reduce again (detecting → no_signal, stalled). */
+  /** Set while a timer will reduce again (detecting → no_signal). */
   clockTimer: NodeJS.Timeout | null;
+  /** When serve last accepted a hook frame of this session (the stall facts). */
+  lastHookMs: number | null;
+  /** The supervisor's stall observation (stalls.ts): the CLI state is `stalled` exactly while it is set. */
+  stalled: Stall | null;
 }
 
 export function emptyHook(): HookMetadata {
@@ -106,6 +110,8 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     attentionSinceMs: null,
     typed: null,
     clockTimer: null,
+    lastHookMs: null,
+    stalled: null,
   };
 }
 
@@ -140,12 +146,9 @@ export function applyState(view: View, state: SessionState, now: number): void {
 /** The agent's conversation id: the host's record follows both its hooks and its session files. */
 export const providerSessionId = (view: View) => view.resume?.provider_session_id ?? view.hook.provider_session_id;
 
-export function stateOf(view: View, config: Config, now: number): CliState {
-  return cliState(view.entry, view.declared, view.agent !== null, {
-    stallThresholdSecs: config.agent_stall_threshold_secs,
-    lastActivityMs: view.lastActivityMs,
-    nowMs: now,
-  });
+// `config` and `now` stay for the callers: the stall is observed by stalls.ts, not computed here.
+export function stateOf(view: View, _config: Config, _now: number): CliState {
+  return cliState(view.entry, view.declared, view.agent !== null, { stalled: view.stalled !== null });
 }
 
 const PROMPT_TITLE_CHARS = 60;

@@ -49,6 +49,8 @@ export interface ProcStat {
   tpgid: number;
   /** Kernel start time, in clock ticks since boot. */
   startTime: number;
+  /** CPU time used, in clock ticks: its own (utime + stime) and its reaped children's (cutime + cstime). */
+  cpuTicks: number;
 }
 
 export function readProcStat(pid: number): ProcStat | null {
@@ -57,7 +59,7 @@ export function readProcStat(pid: number): ProcStat | null {
   // The command name (field 2) is in parentheses and may itself hold spaces or parentheses.
   const close = text.lastIndexOf(')');
   const f = text.slice(close + 2).split(' ');
-  return { comm: text.slice(text.indexOf('(') + 1, close), state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]), startTime: Number(f[19]) };
+  return { comm: text.slice(text.indexOf('(') + 1, close), state: f[0], ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), tpgid: Number(f[5]), startTime: Number(f[19]), cpuTicks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) };
 }
 
 export function hasExited(stat: ProcStat | null): boolean {
@@ -86,9 +88,11 @@ export function startTimeToEpochMs(startTime: number): number {
     const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
     bootTimeMs = btime ? Number(btime[1]) * 1000 : 0;
   }
-  // USER_HZ is 100 on every Linux architecture Paneflow runs on.
-  return bootTimeMs + startTime * 10;
+  return bootTimeMs + ticksToMs(startTime);
 }
+
+/** Clock ticks (USER_HZ, 100 on every Linux architecture Paneflow runs on) as milliseconds. */
+export const ticksToMs = (ticks: number): number => ticks * 10;
 
 /** A process's environment as it started, or null when it is gone or not ours to read. */
 export function processEnvironment(pid: number): Record<string, string> | null {

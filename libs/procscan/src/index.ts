@@ -3,4 +3,4 @@ export { describeForeground, ForegroundReader } from './reader';
 export { configDir, resolvePath } from './paths';
 export { readAgentSession, type AgentSession } from './sessions';
 export { priceTable, runtimeCatalog } from './catalog-source';
-export { sessionProcesses, stopTree } from './tree';
+export { sessionCpuMs, sessionProcesses, stopTree } from './tree';

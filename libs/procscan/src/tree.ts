@@ -1,4 +1,4 @@
-import { hasExited, type ProcStat, readProcStat } from '@paneflow/proc';
+import { hasExited, type ProcStat, readProcStat, ticksToMs } from '@paneflow/proc';
 import { readdirSync } from 'node:fs';
 
 /**
@@ -28,6 +28,18 @@ export function sessionProcesses(leader: number): number[] {
     }
   }
   return [...members];
+}
+
+/**
+ * The CPU time a session's process tree has used, in milliseconds: each member's own and its
+ * reaped children's. A member that exits and is reaped outside the tree takes its share along,
+ * so the total can fall: a caller compares totals for a change, not for growth.
+ */
+export function sessionCpuMs(leader: number): { cpu_ms: number; processes: number } {
+  const pids = sessionProcesses(leader);
+  let ticks = 0;
+  for (const pid of pids) ticks += readProcStat(pid)?.cpuTicks ?? 0;
+  return { cpu_ms: ticksToMs(ticks), processes: pids.length };
 }
 
 function signalAll(pids: number[], signal: NodeJS.Signals) {

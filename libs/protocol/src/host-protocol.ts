@@ -264,6 +264,12 @@ export const HostMethods = {
     Type.Object({ session: Uuid, pattern: Type.String({ minLength: 1 }), max_matches: Type.Optional(Type.Integer()) }, closed),
     SearchResult,
   ),
+  /**
+   * The CPU time the session's process tree has used (the PTY child and its descendants, each
+   * with its reaped children's), in milliseconds; `processes` 0 when nothing runs. A total can
+   * fall when a member exits outside the tree: compare totals for a change (serve's stall facts).
+   */
+  'session.cpu': method(Session, Type.Object({ cpu_ms: Type.Integer({ minimum: 0 }), processes: Type.Integer({ minimum: 0 }) })),
   /** Ends the process tree (TERM, then KILL) within the 5 s stop budget. */
   'session.stop': method(Session, Empty),
   /**

@@ -149,21 +149,15 @@ export function reduce(entry: Entry, input: Input): { entry: Entry; notices: Not
 }
 
 export interface CliStateOptions {
-  /** `agent_stall_threshold_secs`; 0 turns the stalled state off. */
-  stallThresholdSecs: number;
-  /** The last output or record change. */
-  lastActivityMs: number | null;
-  nowMs: number;
+  /** The supervisor's stall observation holds (serve decides it from output, CPU, hooks and records). */
+  stalled: boolean;
 }
 
-/** REFERENCE.md §3.6, first matching row wins. `stalled` is display only. */
+/** REFERENCE.md §3.6, first matching row wins. `stalled` is display only: a busy agent serve observes stalled. */
 export function cliState(entry: Pick<Entry, 'status' | 'reason'>, record: Declared | null, hasAgent: boolean, options: CliStateOptions): CliState {
   if (!hasAgent) return 'idle';
   if (entry.status === 'errored') return 'errored';
-  if (entry.status === 'busy') {
-    const quiet = options.lastActivityMs === null ? 0 : options.nowMs - options.lastActivityMs;
-    return options.stallThresholdSecs > 0 && quiet >= options.stallThresholdSecs * 1000 ? 'stalled' : 'thinking';
-  }
+  if (entry.status === 'busy') return options.stalled ? 'stalled' : 'thinking';
   if (entry.status === 'attention') return 'waiting_for_input';
   if (entry.reason === 'detecting' || entry.reason === 'no_signal') return 'unknown_running';
   if (record?.state === 'done') return 'finished';

@@ -3,6 +3,7 @@ import { HOOK_TOOLS, type HookTool } from '@paneflow/protocol/hooks';
 import { ANSWER_SETTLE_MAX_MS } from '@paneflow/protocol/limits';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { LIMIT_GROUPS, markerGroups } from './limits';
 import { CatalogError, schemaProblems } from './problems';
 import { TOKEN_READERS, type TokenReader } from './tokens';
 
@@ -116,6 +117,34 @@ export const RuntimeDescriptor = Type.Object(
     tokens: Type.Optional(Type.Object({ reader: Type.Unsafe<TokenReader>(Type.Union(TOKEN_READERS.map((reader) => Type.Literal(reader)))) }, closed)),
     /** An addition to REFERENCE.md §6.1, per OSC 7501 `kind`: see AnswerTable. */
     answers: Type.Optional(Type.Object({ permission: Type.Optional(AnswerTable), question: Type.Optional(AnswerTable), auth: Type.Optional(AnswerTable) }, closed)),
+    /**
+     * The supervisor's nudge for a stalled agent (`supervisor.nudge_stalled`), an addition:
+     * keystrokes by name (REFERENCE.md §4.5) pressed in order, then `nudge_prompt` submitted.
+     */
+    supervisor: Type.Optional(
+      Type.Object(
+        {
+          nudge_keys: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 23 }), { maxItems: 8 })),
+          nudge_prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+        },
+        closed,
+      ),
+    ),
+    /**
+     * Usage limits, an addition (src/match/limits.ts): `markers` are regular expressions over one
+     * screen line, collected from the agent's own text; their named groups say where the reset
+     * time is (`clock`, `date`, `year`, `zone`, or `epoch`, or `in`). `continue_prompt` is what
+     * `supervisor.continue_at_reset` submits after the reset.
+     */
+    limits: Type.Optional(
+      Type.Object(
+        {
+          markers: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { minItems: 1, maxItems: 16 }),
+          continue_prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+        },
+        closed,
+      ),
+    ),
     suggested_presets: Type.Optional(
       Type.Array(
         Type.Object(
@@ -142,6 +171,8 @@ export interface Runtime extends RuntimeDescriptor {
   tool: string;
   /** Normalised process and command aliases. */
   names: ReadonlySet<string>;
+  /** `limits.markers`, compiled once. */
+  limitMarkers: readonly RegExp[];
 }
 
 export interface Catalog {
@@ -206,13 +237,23 @@ export function parseCatalog(files: Record<string, string>): Catalog {
         problems.push(`${file}: resume.session_id_pattern: ${(error as Error).message}`);
       }
     }
+    for (const marker of descriptor.limits?.markers ?? []) {
+      try {
+        new RegExp(marker, 'u');
+      } catch (error) {
+        problems.push(`${file}: limits.markers: ${(error as Error).message}`);
+        continue;
+      }
+      const unknown = markerGroups(marker).filter((group) => !(LIMIT_GROUPS as readonly string[]).includes(group));
+      if (unknown.length) problems.push(`${file}: limits.markers: unknown group ${unknown.map((g) => `'${g}'`).join(', ')} (known: ${LIMIT_GROUPS.join(', ')})`);
+    }
     for (const [kind, table] of Object.entries(descriptor.answers ?? {})) {
       if (!table.text && Object.keys(table.choices ?? {}).length === 0) problems.push(`${file}: answers.${kind}: needs 'choices' or 'text = true'`);
       // A name is typed on a command line (`paneflow answer api yes`): a lowercase word.
       for (const name of Object.keys(table.choices ?? {})) if (!/^[a-z][a-z_]*$/.test(name)) problems.push(`${file}: answers.${kind}.choices: '${name}' is not a lowercase word`);
     }
     const names = new Set([...descriptor.detection.process_aliases, ...descriptor.detection.command_aliases].map(normalizeName));
-    runtimes.push({ ...descriptor, tool: descriptor.detection.command_aliases[0], names });
+    runtimes.push({ ...descriptor, tool: descriptor.detection.command_aliases[0], names, limitMarkers: compileMarkers(descriptor.limits?.markers ?? []) });
   }
   const seen = new Map<string, string>();
   const once = (kind: string, value: string, slug: string) => {
@@ -231,6 +272,16 @@ export function parseCatalog(files: Record<string, string>): Catalog {
   runtimes.sort((a, b) => a.display.order - b.display.order);
   return { runtimes, bySlug: new Map(runtimes.map((r) => [r.slug, r])) };
 }
+
+/** The markers that compile (one that does not is a problem reported above, and the catalog is refused). */
+const compileMarkers = (markers: string[]) =>
+  markers.flatMap((marker) => {
+    try {
+      return [new RegExp(marker, 'u')];
+    } catch {
+      return [];
+    }
+  });
 
 export type Platform = Static<typeof Platform>;
 
