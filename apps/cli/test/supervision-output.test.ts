@@ -105,7 +105,7 @@ test('an answer a rule gave: in ps and status, by rule and how long ago, the que
     await until(async () => (await home.rpc('surface.status', { surface_id: tester })).state === 'idle' || null, 'the agent idle');
     expect(home.run(['send', 'tester', 'run the tests permission', '--submit', '--scope', 'all']).code).toBe(0);
     await until(async () => (await home.rpc('surface.status', { surface_id: tester })).supervision?.auto_answer ?? null, 'the rule answered');
-    expect(home.run(['ps']).stdout.split('\n').find((l) => l.startsWith(`${tester} `))).toMatch(/ · answered 'yes' by rule 'tests' \d+s ago$/);
+    expect(home.run(['ps']).stdout.split('\n').find((l) => l.startsWith(`${tester} `))).toMatch(/\sanswered 'yes' by rule 'tests' \d+s ago$/);
     expect(home.run(['status', 'tester', '--scope', 'all']).stdout).toMatch(new RegExp(`^${tester} tester claude \\w+ \\(declared\\).* · answered 'yes' by rule 'tests' \\d+s ago\\n  answered: approve Bash: run the tests permission\\n$`));
   } finally {
     home.cleanup();
