@@ -1,6 +1,6 @@
 import type { EventType } from '@paneflow/protocol/events';
 import { request, subscribe } from './instance';
-import { agentTable, answeredLines, inboxTable } from './output';
+import { agentTable, answeredLines, heldTable, inboxTable } from './output';
 
 const CHANGES: EventType[] = ['status_changed', 'surface_created', 'surface_closed', 'session_changed'];
 
@@ -44,8 +44,9 @@ export async function liveTable(render: () => Promise<string>): Promise<number> 
 /** Every agent and what it declared (`ps`). */
 export const fleetTable = async () => agentTable((await request('fleet.list', {})).agents);
 
-/** The agents waiting for you (`inbox`), then what rules answered in your place this last hour. */
-export const inboxNow = async () => {
-  const { items, answered = [] } = await request('fleet.inbox', {});
-  return [inboxTable(items), ...(answered.length > 0 ? ['', ...answeredLines(answered, Date.now())] : [])].join('\n');
-};
+/** The agents waiting for you (`inbox`), the queues held and the usage limits, then what rules answered in your place this last hour. */
+export async function inboxNow(): Promise<string> {
+  const [{ items, answered = [] }, { agents }] = await Promise.all([request('fleet.inbox', {}), request('fleet.list', {})]);
+  const held = heldTable(agents);
+  return [inboxTable(items), ...(held ? ['', held] : []), ...(answered.length > 0 ? ['', ...answeredLines(answered, Date.now())] : [])].join('\n');
+}

@@ -3,7 +3,7 @@ import type { ResultOf } from '@paneflow/protocol/schema';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
 import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayWidth } from '@paneflow/screen';
-import { displayText, endedNotice, jsonText, subagentsText } from '@paneflow/view';
+import { displayText, endedNotice, jsonText, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line; what a terminal would take as a control or a line break, \u-escaped (`jsonText`). */
 export function printJson(value: unknown): void {
@@ -61,15 +61,9 @@ function ended(agent: StatusObject): string | null {
   return notice && `${notice.text}: paneflow restart ${agent.surface_id}${notice.action === 'fresh' ? ' --fresh' : ''}`;
 }
 
-/** What a row says about an agent beyond its state: its turn, then the subagents it runs (`Bash · 2 subagents`). */
-function detail(agent: StatusObject): string {
-  return [turnDetail(agent), subagentsText(agent), autoAnswerDetail(agent)].filter(Boolean).join(' · ');
-}
-
-/** The pane's latest automatic answer while its status shows it (an hour). */
-function autoAnswerDetail(agent: StatusObject): string {
-  const auto = agent.supervision?.auto_answer;
-  return auto ? `rule '${auto.rule}' answered ${auto.answer} ${ago(Math.max(0, Date.now() - auto.at_ms))} ago` : '';
+/** What a row says about an agent beyond its state: its turn, the subagents it runs, then what the supervisor saw or did (`Bash · 2 subagents · queued 2`). */
+function detail(agent: StatusObject, nowMs: number): string {
+  return [turnDetail(agent), subagentsText(agent), supervisionText(agent.supervision, nowMs)].filter(Boolean).join(' · ');
 }
 
 function turnDetail(agent: StatusObject): string {
@@ -83,7 +77,7 @@ function turnDetail(agent: StatusObject): string {
   return agent.active_tool_name ?? '';
 }
 
-export function agentTable(agents: StatusObject[]): string {
+export function agentTable(agents: StatusObject[], nowMs = Date.now()): string {
   if (agents.length === 0) return 'no agents';
   return table(
     ['ID', 'NAME', 'TOOL', 'STATE', 'SEQ', 'IDLE', 'DETAIL'],
@@ -94,7 +88,7 @@ export function agentTable(agents: StatusObject[]): string {
       endedNotice(a) ? { text: a.lifecycle, color: '31' } : { text: a.state, color: STATE_COLOR[a.state] ?? '0' },
       String(a.state_seq),
       ago(a.idle_ms),
-      detail(a),
+      detail(a, nowMs),
     ]),
   );
 }
@@ -122,11 +116,28 @@ export function answeredLines(answered: AutoAnswer[], nowMs: number): string[] {
   return answered.map((a) => displayText(`answered by rule '${a.rule}' ${ago(Math.max(0, nowMs - a.at_ms))} ago (${a.answer}, surface ${a.surface_id}): ${a.message}`));
 }
 
-/** `status`: one line, cleaned by `displayText` as table cells are. */
-export function statusLine(status: StatusObject): string {
-  const extra = detail(status);
+/**
+ * `status`: one line, cleaned by `displayText` as table cells are; under it, a line for each of the
+ * supervisor's words that rests on facts (`  stalled: no output 12m, no CPU 12m, no hook 14m`).
+ */
+export function statusLine(status: StatusObject, nowMs = Date.now()): string {
+  const extra = detail(status, nowMs);
   const state = endedNotice(status) ? status.lifecycle : `${status.state} (${status.reason})`;
-  return displayText(`${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${state}${extra ? ` · ${extra}` : ''}`);
+  const facts = supervisionBadges(status.supervision, nowMs).flatMap((badge) => (badge.detail ? [`  ${badge.kind.replace('_', ' ')}: ${badge.detail}`] : []));
+  return [`${status.surface_id} ${status.surface_name ?? '-'} ${status.tool ?? '-'} ${state}${extra ? ` · ${extra}` : ''}`, ...facts].map(displayText).join('\n');
+}
+
+/**
+ * Under `inbox`'s table: the agents whose queue is held or that hit a usage limit, waiting for you
+ * or not, with the hold's message or the limit's line; null when there are none.
+ */
+export function heldTable(agents: StatusObject[], nowMs = Date.now()): string | null {
+  const held = agents.flatMap((agent) =>
+    supervisionBadges(agent.supervision, nowMs)
+      .filter((badge) => badge.kind === 'queue_held' || badge.kind === 'limit')
+      .map((badge): Cell[] => [String(agent.surface_id), agent.surface_name ?? '-', { text: badge.text, color: badge.tone === 'error' ? '31;1' : '35' }, badge.detail ?? '']),
+  );
+  return held.length > 0 ? `queues held and usage limits:\n${table(['ID', 'NAME', 'SUPERVISOR', 'DETAIL'], held)}` : null;
 }
 
 export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces']): string {

@@ -77,7 +77,7 @@ describe('paneflow rules', () => {
     expect(json.answered).toEqual([expect.objectContaining({ rule: 'tests', answer: 'yes', surface_id: agent, message: 'approve Bash: run the tests \u202eplease permission' })]);
     expect(home.run(['rules', '--json']).json<{ rules: Array<{ used_last_hour: number }> }>().rules[0].used_last_hour).toBe(1);
     // ps says it too, in the pane's DETAIL, for as long as its status shows it.
-    expect(home.run(['ps']).stdout).toMatch(new RegExp(`^${agent}\\s+lead\\s+claude\\s+finished\\s.*rule 'tests' answered yes \\d+s ago$`, 'm'));
+    expect(home.run(['ps']).stdout).toMatch(new RegExp(`^${agent}\\s+lead\\s+claude\\s+finished\\s.*answered 'yes' by rule 'tests' \\d+s ago$`, 'm'));
   }, scaled(60_000));
 
   test('rules off: every rule stops, rules test says so (exit 1); rules on acts again', async () => {

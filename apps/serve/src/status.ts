@@ -193,8 +193,9 @@ export class Reduction {
   }
 
   /**
-   * A supervisor's notice (a stall, a usage limit…), under the same hidden and rate-limit rules as
-   * the reducer's; also for a pane whose agent `runtimeId` has left it (a continue that found it gone).
+   * A supervisor's notice (a stall, a usage limit, a held queue, a rule's answer…), under the same
+   * hidden and rate-limit rules as the reducer's: none for a hidden agent, one a kind per pane per
+   * second; also for a pane whose agent `runtimeId` has left it (a continue that found it gone).
    */
   notice(view: View, notice: Notice, runtimeId = view.agent?.runtimeId ?? null): void {
     this.notify(view, this.ctx.model.paneBySession(view.session), notice, runtimeId);

@@ -4,3 +4,4 @@ export * from './spinner';
 export * from './text';
 export * from './scrollback';
 export * from './turns';
+export * from './supervision';

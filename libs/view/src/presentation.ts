@@ -7,7 +7,7 @@ import { displayText } from './text';
 /** The fields of a status object (§3.7) a face reads. */
 export type PaneStatus = Pick<
   StatusObject,
-  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision' | 'hidden' | 'subagents'
+  'surface_id' | 'session' | 'surface_name' | 'tool' | 'runtime_id' | 'state' | 'status' | 'reason' | 'declared' | 'unread' | 'message' | 'lifecycle' | 'restart' | 'revision' | 'hidden' | 'subagents' | 'supervision'
 >;
 type Declared = Pick<DeclaredStatus, 'state' | 'kind' | 'title' | 'message'>;
 

@@ -1,17 +1,22 @@
 import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
+import type { NoticeKind } from '@paneflow/protocol/status';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { endedNotice, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { displayText, endedNotice, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { FrameDrawing } from './drawing';
 import type { Drawn, Mode, Scene } from './frame';
 import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
+import { queuedNote, queueKey } from './queue';
 import { scrollKey, type ScrollStep } from './scroll';
 import type { OuterTerminal } from './tty';
+
+/** The notices attach raises: an agent that needs you, and each of the supervisor's (a finished turn or an error it leaves to the sidebar). */
+const NOTIFIED = new Set<NoticeKind>(['needs_input', 'answered_by_rule', 'stalled', 'usage_limit', 'queue_held', 'continue_not_started']);
 
 /** How long a lone ESC waits to be the start of a sequence. */
 const ESCAPE_MS = 25;
@@ -165,11 +170,12 @@ export class AttachClient implements CommandFace {
   }
 
   /**
-   * An agent you are not looking at needs you: the bell, a notification where the terminal shows
-   * them (worded as every face words it), and a note naming the key that goes there.
+   * An agent you are not looking at needs you, or the supervisor acted or saw something there: the
+   * bell, a notification where the terminal shows them (worded as every face words it), and a note
+   * (naming the key that goes to an agent that needs you).
    */
   private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
-    if (!this.presentation.attach.notifications || frame.kind !== 'needs_input') return;
+    if (!this.presentation.attach.notifications || !NOTIFIED.has(frame.kind)) return;
     if (this.inView(frame.surface_id) && this.outerFocused) return;
     const status = this.picture.statuses.get(frame.surface_id);
     const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
@@ -177,7 +183,7 @@ export class AttachClient implements CommandFace {
     const { title, body } = noticeText(frame.kind, status ? this.options.label(status) : frame.title, workspace, frame.body);
     this.tty.notify(title, body);
     // A terminal's notification cannot be clicked; the prefix's `a` is how attach goes there.
-    this.say(`${title} · ${this.prefixName} a goes there`);
+    this.say(frame.kind === 'needs_input' ? `${title} · ${this.prefixName} a goes there` : title);
   }
 
   /** The prefix as the help and the status line name it (`C-b`). */
@@ -223,6 +229,7 @@ export class AttachClient implements CommandFace {
       mode: this.mode,
       note: this.note,
       prefixName: this.prefixName,
+      nowMs: Date.now(),
     };
   }
 
@@ -259,6 +266,7 @@ export class AttachClient implements CommandFace {
     }
     if (event.type === 'mouse') return this.mouse(event);
     if (event.type === 'paste') {
+      if (this.mode.kind === 'queue') return this.setMode({ ...this.mode, text: this.mode.text + event.text });
       const mirror = this.focusedMirror();
       if (mirror && this.mode.kind === 'normal') void this.client.input(mirror.session, event.text, { paste: true }).catch(() => undefined);
       return;
@@ -278,7 +286,21 @@ export class AttachClient implements CommandFace {
         return this.scrollKey(event);
       case 'turns':
         return this.mode.overlay.key(event);
+      case 'queue':
+        return this.queueTyped(this.mode, event);
     }
+  }
+
+  /** A key at the queue prompt (prefix q); Enter queues the line for its pane (`queue.add`) and says what serve answered. */
+  private queueTyped(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
+    const step = queueKey(mode, event);
+    if (!step) return;
+    if ('mode' in step) return this.setMode(step.mode);
+    this.setMode({ kind: 'normal' });
+    this.request('queue.add', { surface_id: mode.surfaceId, text: step.queue }).then(
+      (result) => this.say(queuedNote(mode.label, result)),
+      (error: Error) => this.say(displayText(`${mode.label}: not queued: ${error.message}`)),
+    );
   }
 
   setMode(mode: Mode): void {

@@ -102,6 +102,13 @@ export class Commands {
         case 't':
           if (focused !== null) face.setMode({ kind: 'turns', overlay: new TurnLedger(face, focused, face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`) });
           return;
+        case 'q': {
+          // A prompt for the focused pane's agent, sent when its turn ends (`queue.add`).
+          if (focused === null) return face.say('no pane to queue for');
+          const status = face.picture.statuses.get(focused);
+          const label = status ? face.label(status) : (face.picture.surfaces.get(focused)?.name ?? `pane ${focused}`);
+          return face.setMode({ kind: 'queue', surfaceId: focused, label, text: '' });
+        }
         case 'd':
           return face.detach();
         case '?':

@@ -7,7 +7,11 @@ import type { OuterTerminal } from './tty';
 
 // What each frame of `attach` redraws: the whole frame, only the sidebar (a spinner's tick) or
 // only the panes whose output changed; and the spinner clock, which runs only while a spinner
-// is on screen. When a frame goes out is FramePacer's.
+// is on screen, and the slow clock of the supervisor's ages (`stalled 12m`), only while one is.
+// When a frame goes out is FramePacer's.
+
+/** How often words that age are drawn again: their finest unit shown past the first minute is the minute. */
+const AGEING_TICK_MS = 10_000;
 
 /** What the drawing reads of the client it draws for. */
 export interface DrawingFace {
@@ -24,6 +28,7 @@ export class FrameDrawing {
   private grid: Grid;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
+  private ages: NodeJS.Timeout | null = null;
   /** What the next frame must draw again: all of it, or only these panes' terminals. */
   private wholeFrame = true;
   private readonly dirtyPanes = new Set<number>();
@@ -47,6 +52,7 @@ export class FrameDrawing {
   stop(): void {
     this.pacer.running = false;
     if (this.spinner) clearInterval(this.spinner);
+    if (this.ages) clearInterval(this.ages);
   }
 
   /** A key went in: the frame that shows its echo waits for nothing. */
@@ -82,8 +88,12 @@ export class FrameDrawing {
       this.drawn = drawFrame(scene, this.grid, place(scene));
       this.mirrors.claim(this.drawn.layout);
       this.clock(this.drawn.spinning);
+      this.ageing(this.drawn.ageing);
     } else {
-      if (this.sidebarDirty) redrawSidebar(scene, this.drawn);
+      if (this.sidebarDirty) {
+        redrawSidebar(scene, this.drawn);
+        this.ageing(this.drawn.ageing);
+      }
       // Under the turn ledger a pane's output shows nothing: the frame that closes it draws the panes.
       for (const pane of scene.mode.kind === 'turns' ? [] : (this.drawn.layout?.panes ?? [])) {
         if (!this.dirtyPanes.has(pane.surfaceId)) continue;
@@ -95,6 +105,15 @@ export class FrameDrawing {
     this.sidebarDirty = false;
     this.dirtyPanes.clear();
     return this.tty.write(this.renderer.render(this.grid, this.drawn.cursor));
+  }
+
+  /** The supervisor's ages: the sidebar again now and then, only while one is on screen. */
+  private ageing(on: boolean): void {
+    if (on && !this.ages) this.ages = setInterval(() => this.invalidate(this.face.mode().kind === 'help' || this.face.mode().kind === 'confirm' ? undefined : 'sidebar'), AGEING_TICK_MS);
+    else if (!on && this.ages) {
+      clearInterval(this.ages);
+      this.ages = null;
+    }
   }
 
   /** The shared spinner clock: it runs only while a spinner is on screen. */

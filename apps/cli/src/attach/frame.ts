@@ -1,7 +1,8 @@
 import type { EventFrame } from '@paneflow/protocol/events';
 import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type KeyEvent, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
-import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, type AgentRow, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, supervisionAges, supervisionBadges, type AgentRow, type EndedNotice, type PaneStatus, type Picture, type SupervisionTone } from '@paneflow/view';
 import { cursorOf, type PaneMirror } from './mirror';
+import { queuePromptText } from './queue';
 
 /** The sidebar's width when the terminal is wide enough to have one. */
 const SIDEBAR_WIDTH = 26;
@@ -23,7 +24,11 @@ const STYLES = {
   prefix: style(0, Attr.bold, 3),
   overlay: style(15, 0, 8),
   match: style(null, Attr.inverse),
+  warn: style(5),
 } as const;
+
+/** The supervisor's words under an agent's row, in the colour of their tone. */
+const TONE_STYLES: Record<SupervisionTone, Style> = { error: STYLES.error, warn: STYLES.warn, info: STYLES.dim };
 
 /** Where a click lands. */
 export type Hit = { rect: Rect; kind: 'workspace'; index: number } | { rect: Rect; kind: 'agent'; surfaceId: number };
@@ -35,7 +40,8 @@ export type Mode =
   | { kind: 'scroll'; search: string | null; typing: boolean; match: number | null }
   | { kind: 'confirm'; question: string }
   | { kind: 'help' }
-  | { kind: 'turns'; overlay: Overlay };
+  | { kind: 'turns'; overlay: Overlay }
+  | { kind: 'queue'; surfaceId: number; label: string; text: string };
 
 /** What covers the whole pane area with keys of its own (the turn ledger, prefix t): it draws, takes keys and follows events. */
 export interface Overlay {
@@ -60,6 +66,8 @@ export interface Scene {
   /** A passing note on the status line (an error, a hint). */
   note: string | null;
   prefixName: string;
+  /** The clock the supervisor's ages are told by. */
+  nowMs: number;
 }
 
 export interface Drawn {
@@ -73,6 +81,8 @@ export interface Drawn {
   hits: Hit[];
   /** Whether a spinner is on screen (the clock must run). */
   spinning: boolean;
+  /** Whether words that age with the clock are on screen (`stalled 12m`). */
+  ageing: boolean;
 }
 
 const HELP = [
@@ -84,6 +94,7 @@ const HELP = [
   '  [        scrollback (/ search, n next, q quit)',
   '  x        close the pane       &       close the workspace',
   '  c        new workspace        t       turns and diffs',
+  '  q        queue a prompt for the agent (sent when its turn ends)',
   '  d        detach               ?       this help',
   '  prefix twice sends the prefix key to the pane',
   '',
@@ -111,7 +122,7 @@ export function drawFrame(scene: Scene, grid: Grid, placement: Placement): Drawn
   const { sidebar, area, layout } = placement;
   grid.clear();
   const hits: Hit[] = [];
-  const spinning = sidebar ? drawSidebar(scene, grid, sidebar, hits) : false;
+  const { spinning, ageing } = sidebar ? drawSidebar(scene, grid, sidebar, hits) : { spinning: false, ageing: false };
   const workspace = picture.active;
   let cursor: Cursor = HIDDEN_CURSOR;
   if (layout) {
@@ -127,8 +138,8 @@ export function drawFrame(scene: Scene, grid: Grid, placement: Placement): Drawn
   if (scene.mode.kind === 'help') drawBox(grid, HELP, cols, rows);
   if (scene.mode.kind === 'confirm') drawBox(grid, [scene.mode.question, '', 'y: close   n: keep'], cols, rows);
   if (scene.mode.kind === 'turns') scene.mode.overlay.draw(grid, area);
-  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || scene.mode.kind === 'turns' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = HIDDEN_CURSOR;
-  return { grid, cursor, layout, area, sidebar, hits, spinning };
+  if (scene.mode.kind === 'confirm' || scene.mode.kind === 'help' || scene.mode.kind === 'turns' || scene.mode.kind === 'queue' || (scene.mode.kind === 'scroll' && scene.mode.typing)) cursor = HIDDEN_CURSOR;
+  return { grid, cursor, layout, area, sidebar, hits, spinning, ageing };
 }
 
 /** The sidebar alone, as a spinner tick needs it; the panes and status line stay as drawn. */
@@ -136,7 +147,7 @@ export function redrawSidebar(scene: Scene, drawn: Drawn): void {
   if (!drawn.sidebar) return;
   drawn.grid.fill({ x: 0, y: 0, width: drawn.sidebar, height: scene.rows - 1 }, DEFAULT_STYLE);
   drawn.hits = [];
-  drawn.spinning = drawSidebar(scene, drawn.grid, drawn.sidebar, drawn.hits);
+  ({ spinning: drawn.spinning, ageing: drawn.ageing } = drawSidebar(scene, drawn.grid, drawn.sidebar, drawn.hits));
 }
 
 const HIDDEN_CURSOR: Cursor = { x: 0, y: 0, visible: false, shape: 'block' };
@@ -187,7 +198,7 @@ function titleOf(scene: Scene, surfaceId: number, mirror: PaneMirror | undefined
   return `${paneName(scene, surfaceId)}${declared ? ` · ${declared}` : ''}${scrolled}`;
 }
 
-function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): boolean {
+function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): { spinning: boolean; ageing: boolean } {
   const { picture, rows } = scene;
   for (let y = 0; y < rows - 1; y++) grid.setCell(width, y, '│', STYLES.border);
   let y = 0;
@@ -204,6 +215,7 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): bool
   const rows_ = agentRows(statuses, (s) => scene.label(s));
   if (rows_.length === 0) writeText(grid, 1, y++, 'none', STYLES.dim, { maxWidth: width - 1 });
   let spinning = false;
+  let ageing = false;
   for (const row of rows_) {
     if (y >= rows - 1) break;
     const top = y;
@@ -211,9 +223,16 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): bool
     y++;
     if (row.subagents && y < rows - 1) writeText(grid, 3, y++, row.subagents, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
     if (row.mark === 'need_you' && row.message && y < rows - 1) writeText(grid, 3, y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
+    // What the supervisor saw or did, a line each: beside the declared state, never in its place.
+    const supervision = picture.statuses.get(row.surface_id)?.supervision;
+    for (const badge of supervisionBadges(supervision, scene.nowMs)) {
+      if (y >= rows - 1) break;
+      writeText(grid, 3, y++, badge.text, TONE_STYLES[badge.tone], { maxWidth: width - 3, ellipsis: '…' });
+    }
+    ageing ||= supervisionAges(supervision);
     hits.push({ rect: { x: 0, y: top, width, height: y - top }, kind: 'agent', surfaceId: row.surface_id });
   }
-  return spinning;
+  return { spinning, ageing };
 }
 
 const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
@@ -248,30 +267,36 @@ function drawStatusLine(scene: Scene, grid: Grid): void {
   const focused = picture.active?.focus;
   const status = focused ? picture.statuses.get(focused) : undefined;
   const mark = status ? rowMark(status) : 'none';
-  const right =
-    scene.note !== null
-      ? ` ${scene.note} `
-      : mode.kind === 'prefix'
-        ? ' PREFIX: ? for help '
-        : mode.kind === 'scroll'
-          ? mode.typing
-            ? ` /${mode.search ?? ''}`
-            : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `
-          : mode.kind === 'confirm'
-            ? ' y/n '
-            : mode.kind === 'turns'
-              ? ` ${mode.overlay.hint} `
-              : ` ${scene.prefixName} ? help  ${scene.prefixName} t turns  ${scene.prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `;
-  // A note (an error, a restart's outcome) is read once: the tabs give way to it; key hints give way to the tabs.
-  const left = cols - (scene.note !== null ? Math.min(cols, [...right].length) : 0);
+  const right = statusRight(scene, mark);
+  // A note (an error, a restart's outcome) is read once and a prompt typed into: the tabs give way to them; key hints give way to the tabs.
+  const left = cols - (scene.note !== null || mode.kind === 'queue' ? Math.min(cols, [...right].length) : 0);
   let x = 0;
   for (const workspace of picture.workspaces) {
     x += writeText(grid, x, y, ` ${workspace.index}:${workspace.name} `, workspace.active ? STYLES.statusActive : STYLES.status, { maxWidth: Math.max(0, left - x) });
   }
   if (focused) x += writeText(grid, x, y, ` ▸ ${paneName(scene, focused)} `, STYLES.statusPane, { maxWidth: Math.max(0, left - x), ellipsis: '…' });
-  const rightStyle = mode.kind === 'prefix' || mode.kind === 'confirm' ? STYLES.prefix : STYLES.status;
+  const rightStyle = mode.kind === 'prefix' || mode.kind === 'confirm' || mode.kind === 'queue' ? STYLES.prefix : STYLES.status;
   const width = Math.min(cols - x, [...right].length);
   if (width > 0) writeText(grid, cols - width, y, right, rightStyle, { maxWidth: width, ellipsis: '…' });
+}
+
+/** The status line's right end: a prompt being typed, a note, or the keys of the mode. */
+function statusRight(scene: Scene, mark: AgentRow['mark']): string {
+  const { mode, prefixName } = scene;
+  if (mode.kind === 'queue') return queuePromptText(mode, scene.cols);
+  if (scene.note !== null) return ` ${scene.note} `;
+  switch (mode.kind) {
+    case 'prefix':
+      return ' PREFIX: ? for help ';
+    case 'scroll':
+      return mode.typing ? ` /${mode.search ?? ''}` : ` SCROLL  ↑↓ PgUp PgDn  / search${mode.search ? '  n next' : ''}  q quit `;
+    case 'confirm':
+      return ' y/n ';
+    case 'turns':
+      return ` ${mode.overlay.hint} `;
+    default:
+      return ` ${prefixName} ? help  ${prefixName} t turns  ${prefixName} d detach${mark === 'need_you' ? '  · this agent needs you' : ''} `;
+  }
 }
 
 function drawBox(grid: Grid, lines: string[], cols: number, rows: number): void {

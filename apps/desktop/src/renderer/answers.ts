@@ -3,6 +3,7 @@
 // answers the agent's runtime knows (its `[answers]`), sent with `surface.answer` at the wait's
 // `state_seq`, so serve refuses an answer to an agent that has moved on.
 import type { InboxItem } from '@paneflow/protocol/status';
+import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayText, rowMark, type Picture } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { el } from './dom';
@@ -12,6 +13,8 @@ const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 /** `fleet.inbox`, kept: read again only when who waits, or a wait's status revision, changed. */
 export class InboxReader {
   items: InboxItem[] = [];
+  /** What answer rules answered in the last hour, newest first as serve lists them (absent from a serve without rules). */
+  answered: AutoAnswer[] = [];
   /** The waits the items were read for; null to read again whatever they are. */
   private readFor: string | null = null;
   private reading: Promise<void> | null = null;
@@ -23,17 +26,21 @@ export class InboxReader {
     private readonly onRead: () => void,
   ) {}
 
-  /** Reads the inbox if the picture's waits differ from those it was read for. */
+  /** Reads the inbox if the picture's waits (or its latest automatic answers) differ from those it was read for. */
   refresh(): void {
-    const waits = [...this.picture.statuses.values()]
-      .filter((s) => rowMark(s) === 'need_you')
-      .map((s) => `${s.surface_id}:${s.revision}`)
-      .join(',');
+    const statuses = [...this.picture.statuses.values()];
+    const waits = [
+      ...statuses.filter((s) => rowMark(s) === 'need_you').map((s) => `${s.surface_id}:${s.revision}`),
+      ...statuses.filter((s) => s.supervision?.auto_answer).map((s) => `${s.surface_id}@${s.supervision!.auto_answer!.at_ms}`),
+    ].join(',');
     if (waits === this.readFor || this.reading) return;
     this.readFor = waits;
-    this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[] }>)
+    this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[]; answered?: AutoAnswer[] }>)
       .then(
-        ({ items }) => void (this.items = items),
+        ({ items, answered }) => {
+          this.items = items;
+          this.answered = answered ?? [];
+        },
         () => undefined,
       )
       .finally(() => {

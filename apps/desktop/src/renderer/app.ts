@@ -17,6 +17,7 @@ import { NewPaneMenu } from './launcher';
 import { Notices } from './notices';
 import { paneName, PaneTree } from './panes';
 import { Sidebar } from './sidebar';
+import { AgeingClock, QueueBox } from './supervision';
 import type { PaneTerminal } from './terminal';
 import { TurnsPanel } from './turns';
 
@@ -36,6 +37,13 @@ export class App {
   private readonly notices = new Notices();
   private readonly sidebar: Sidebar;
   private readonly panes: PaneTree;
+  /** The Queue box (`queue.add`), one for the page: the sidebar, the pane headers and the phone open it. */
+  readonly queue: QueueBox;
+  /** Redraws the supervisor's ages (`stalled 12m`) while any is shown. */
+  private readonly ageing = new AgeingClock(() => {
+    this.panes.drawHeaders();
+    this.drawAgents();
+  });
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
 
@@ -62,12 +70,14 @@ export class App {
       this.afterDraw();
     });
     const say = (message: string) => this.notices.say(message);
+    this.queue = new QueueBox(api, say);
+    const queue = (surfaceId: number) => this.queue.open(surfaceId, this.labelOf(surfaceId));
     const closer = new Closer(api, this.picture, say);
     const close = (target: CloseTarget) => closer.close(target);
     const focus = (surfaceId: number, focusTerminal?: boolean) => this.focusSurface(surfaceId, focusTerminal);
-    this.sidebar = new Sidebar(api, this.picture, this.catalog, this.clock, (status) => this.label(status), focus, close, this.digest.sidebar);
-    this.panes = new PaneTree(api, this.picture, this.inbox, this.turns, new NewPaneMenu(api, this.catalog, say), { focus, close, say });
-    root.append(this.sidebar.element, this.panes.element, this.notices.element, this.turns.element);
+    this.sidebar = new Sidebar(api, this.picture, this.catalog, this.clock, (status) => this.label(status), { focus, close, queue }, this.digest.sidebar);
+    this.panes = new PaneTree(api, this.picture, this.inbox, this.turns, new NewPaneMenu(api, this.catalog, say), { focus, close, say, queue });
+    root.append(this.sidebar.element, this.panes.element, this.notices.element, this.turns.element, this.queue.element);
     api.onFocusSurface((id) => void this.focusSurface(id));
     // The window coming forward brings its pane in front of you too.
     window.addEventListener('focus', () => void this.ackInFront());
@@ -222,6 +232,7 @@ export class App {
 
   private drawAgents(): void {
     this.sidebar.drawAgents();
+    this.ageing.follow(this.statuses.values());
     this.afterDraw();
   }
 

@@ -1,7 +1,8 @@
 // The panes on screen: the active workspace's split tree, and each pane's header — its name, what
 // the program in it declared, its subagents, a resume button for an agent that is not running,
-// search, Turns, the new-pane menu, split and close — with the answers strip under it while its
-// agent waits, and its terminal, which lives as long as the pane does in the model.
+// search, Queue and the supervisor's words for an agent, Turns, the new-pane menu, split and close
+// — with the answers strip under it while its agent waits, and its terminal, which lives as long
+// as the pane does in the model.
 import type { LayoutNode } from '@paneflow/protocol/layout';
 import type { SurfaceEntry as Surface } from '@paneflow/protocol/model';
 import { displayText, endedNotice, headerStatus, rowMark, subagentsText, type Picture } from '@paneflow/view';
@@ -10,6 +11,7 @@ import { AnswerBox, type InboxReader } from './answers';
 import type { CloseTarget } from './closing';
 import { el } from './dom';
 import type { NewPaneMenu } from './launcher';
+import { queueButton, supervisionElement } from './supervision';
 import { PaneTerminal } from './terminal';
 import type { TurnsPanel } from './turns';
 
@@ -21,6 +23,8 @@ export interface PaneActions {
   focus(surfaceId: number, focusTerminal?: boolean): Promise<void>;
   close(target: CloseTarget): Promise<void>;
   say(message: string): void;
+  /** Opens the Queue box for the pane's agent. */
+  queue(surfaceId: number): void;
 }
 
 interface PaneView {
@@ -102,6 +106,10 @@ export class PaneTree {
     const subagents = pane.header.querySelector<HTMLElement>('.subagents')!;
     subagents.textContent = (status && subagentsText(status)) ?? '';
     subagents.hidden = !subagents.textContent;
+    // The supervisor's words, and the Queue button of a pane that has an agent.
+    const supervision = supervisionElement(status);
+    pane.header.querySelector('.supervision')?.replaceWith(supervision ?? el('span', 'supervision'));
+    pane.header.querySelector<HTMLElement>('.queue-button')!.hidden = !status || status.tool === null;
     // An agent that is not running: one click resumes its conversation (or, after a failed resume, starts it anew).
     const ended = status ? endedNotice(status) : null;
     const resume = pane.header.querySelector<HTMLButtonElement>('.resume')!;
@@ -142,7 +150,8 @@ export class PaneTree {
     const close = el('button', 'close-button', '×');
     close.title = 'Close this pane (Ctrl+Shift+W)';
     close.onclick = () => void this.actions.close({ pane: surface.surface_id });
-    header.append(title, declared, subagents, resume, find, turns, launch, split, close);
+    const queue = queueButton(() => this.actions.queue(surface.surface_id));
+    header.append(title, declared, subagents, el('span', 'supervision'), resume, find, queue, turns, launch, split, close);
     const terminal = new PaneTerminal(this.api, surface.session, () => void this.actions.focus(surface.surface_id, false));
     find.onkeydown = (event) => {
       if (event.key === 'Enter') void terminal.find(find.value);

@@ -3,13 +3,16 @@
 // first), then every agent, then the other panes. One tap
 // opens a pane's terminal full-screen, with a row of the keys a phone's keyboard lacks and, while
 // its agent waits, a button for each answer its runtime's `[answers]` know (`surface.answer`,
-// which serve refuses when the agent has moved on). It draws from the App's picture.
+// which serve refuses when the agent has moved on). The supervisor's words are under each agent,
+// what answer rules answered follows the inbox, and a Queue button beside each agent (and on its
+// full-screen bar) opens the page's Queue box. It draws from the App's picture.
 import { agentRows, BADGE_WORDS, displayText, rowMark, type RowMark } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { AnswerBox } from './answers';
 import { el } from './dom';
 import { paneName } from './panes';
 import type { App } from './app';
+import { answeredElement, queueButton, supervisionElement } from './supervision';
 
 /** Below this width the phone layout replaces the sidebar and the split tree. */
 export const NARROW = '(max-width: 700px)';
@@ -28,6 +31,7 @@ const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digi
 export class PhoneLayout {
   private readonly home = el('div', 'phone-home');
   private readonly inboxList = el('section', 'phone-inbox');
+  private readonly answeredList = el('section', 'phone-answered');
   private readonly agentList = el('section', 'phone-agents');
   private readonly paneList = el('section', 'phone-panes');
   private readonly bar = el('header', 'phone-bar');
@@ -45,7 +49,7 @@ export class PhoneLayout {
     root: HTMLElement,
   ) {
     // What happened while you were away comes first, then who waits for you now.
-    this.home.append(app.digest.phone, el('h2', undefined, 'Waiting for you'), this.inboxList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);
+    this.home.append(app.digest.phone, el('h2', undefined, 'Waiting for you'), this.inboxList, this.answeredList, el('h2', undefined, 'Agents'), this.agentList, el('h2', undefined, 'Panes'), this.paneList);
     for (const [label, key] of KEYS) {
       const button = el('button', 'key', label);
       button.dataset.key = key;
@@ -112,16 +116,18 @@ export class PhoneLayout {
         row.classList.add('inbox-item');
         const what = [item.kind, item.message].filter((part) => part).join(' · ');
         row.append(el('div', 'message', displayText(what || 'waiting for input')), el('div', 'since', `since ${time(item.since_ms)}${item.tool ? ` · ${displayText(item.tool)}` : ''}`));
-        return row;
+        return this.withQueue(row, item.surface_id);
       }),
     );
     if (inbox.items.length === 0) this.inboxList.append(el('div', 'empty', 'Nobody is waiting.'));
+    // What rules answered in your place: each automatic answer is shown.
+    this.answeredList.replaceChildren(...(inbox.answered.length ? [el('h3', undefined, 'Answered by rules'), ...inbox.answered.map((a) => answeredElement(a, this.app.labelOf(a.surface_id)))] : []));
     const rows = agentRows(statuses, (s) => this.app.label(s)).filter((r) => !waiting.has(r.surface_id));
     this.agentList.replaceChildren(
       ...rows.map((r) => {
         const row = this.row(r.surface_id, r.mark, r.label, workspaceName(r.surface_id));
         if (r.subagents) row.append(el('div', 'subagents', r.subagents));
-        return row;
+        return this.withQueue(row, r.surface_id);
       }),
     );
     const others = [...picture.surfaces.values()].filter((s) => (picture.statuses.get(s.surface_id)?.tool ?? null) === null);
@@ -141,6 +147,9 @@ export class PhoneLayout {
     const title = el('span', 'title', displayText(this.app.labelOf(this.solo)));
     this.bar.append(back, title);
     if (mark !== 'none') this.bar.append(el('span', `badge ${mark}`, BADGE_WORDS[mark]));
+    const supervision = supervisionElement(status);
+    if (supervision) this.bar.append(supervision);
+    if (status && status.tool !== null) this.bar.append(queueButton(() => this.app.queue.open(solo, this.app.labelOf(solo))));
     const turns = el('button', 'turns-button', 'Turns');
     const solo = this.solo;
     turns.onclick = () => void this.app.turns.show(solo, null);
@@ -156,8 +165,18 @@ export class PhoneLayout {
     head.append(el('span', 'name', label), el('span', 'workspace', workspace));
     if (mark !== 'none') head.append(el('span', 'badge', BADGE_WORDS[mark]));
     row.append(head);
+    // Beside the declared state, never in its place: what the supervisor saw or did.
+    const supervision = supervisionElement(this.app.picture.statuses.get(surfaceId));
+    if (supervision) row.append(supervision);
     row.onclick = () => void this.open(surfaceId);
     return row;
+  }
+
+  /** An agent's row with its Queue button after it (a button cannot hold another). */
+  private withQueue(row: HTMLElement, surfaceId: number): HTMLElement {
+    const line = el('div', 'phone-line');
+    line.append(row, queueButton(() => this.app.queue.open(surfaceId, this.app.labelOf(surfaceId)), 'queue-button phone-queue'));
+    return line;
   }
 
   private say(message: string): void {

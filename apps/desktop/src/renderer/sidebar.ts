@@ -1,14 +1,23 @@
 // The sidebar: the workspaces as tabs (a click selects one, × closes it with its panes), then the
 // Agents section, a row per agent pane saying what its agent declared — a spinner on the page's
 // one clock while it works, Need you with its message, Error, Done, why it is not running, or No
-// status and whether its runtime can declare one — then the digest of what happened while you
-// were away. A row brings its pane forward.
+// status and whether its runtime can declare one — with the supervisor's words under it and a
+// Queue button, then the digest of what happened while you were away. A row brings its pane forward.
 import type { Catalog } from '@paneflow/procscan/match';
 import { agentRows, BADGE_WORDS, displayText, endedNotice, STATIC_MARK, type PaneStatus, type Picture } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import type { SpinnerClock } from './clock';
 import type { CloseTarget } from './closing';
 import { el } from './dom';
+import { queueButton, supervisionElement } from './supervision';
+
+/** What the sidebar's rows ask of the rest of the page. */
+export interface SidebarActions {
+  focus(surfaceId: number): Promise<void>;
+  close(target: CloseTarget): Promise<void>;
+  /** Opens the Queue box for an agent. */
+  queue(surfaceId: number): void;
+}
 
 export class Sidebar {
   readonly element = el('aside', 'sidebar');
@@ -21,8 +30,7 @@ export class Sidebar {
     private readonly catalog: Catalog,
     private readonly clock: SpinnerClock,
     private readonly label: (status: PaneStatus) => string,
-    private readonly focus: (surfaceId: number) => Promise<void>,
-    private readonly close: (target: CloseTarget) => Promise<void>,
+    private readonly actions: SidebarActions,
     digest: HTMLElement,
   ) {
     this.element.append(el('h2', undefined, 'Workspaces'), this.tabs, el('h2', undefined, 'Agents'), this.agents, digest);
@@ -37,7 +45,7 @@ export class Sidebar {
         tab.onclick = () => void this.api.request('workspace.select', { index: w.index });
         const close = el('button', 'tab-close', '×');
         close.title = 'Close this workspace and every pane in it';
-        close.onclick = () => void this.close({ workspace: w.id });
+        close.onclick = () => void this.actions.close({ workspace: w.id });
         row.append(tab, close);
         return row;
       }),
@@ -76,7 +84,11 @@ export class Sidebar {
           badge.title = first ? `${runtime!.label} declares its status from version ${first} on` : `${runtime?.label ?? 'This agent'} does not declare its status`;
           item.append(badge);
         }
-        item.onclick = () => void this.focus(row.surface_id);
+        const queue = queueButton(() => this.actions.queue(row.surface_id));
+        // Beside the declared state, never in its place: what the supervisor saw or did.
+        const supervision = supervisionElement(statuses.get(row.surface_id));
+        item.append(queue, ...(supervision ? [supervision] : []));
+        item.onclick = () => void this.actions.focus(row.surface_id);
         return item;
       }),
     );
