@@ -55,7 +55,10 @@ export function stalledBadge(stall: Stall, nowMs: number): SupervisionBadge {
   const facts = [since('output', stall.last_output_ms, 'no output seen'), since('CPU', stall.last_cpu_ms, 'CPU unknown'), since('hook', stall.last_hook_ms, 'no hook seen')];
   if (stall.last_record_ms !== null) facts.push(since('record', stall.last_record_ms, ''));
   if (stall.nudged_at_ms !== null) facts.push(`nudged ${ageText(nowMs - stall.nudged_at_ms)} ago`);
-  return { kind: 'stalled', text: `stalled ${ageText(nowMs - stall.since_ms)}`, detail: facts.join(', '), tone: 'warn' };
+  // Its age is the silence's (what a person asks: how long has it sat there?), not the flag's.
+  const seen = [stall.last_output_ms, stall.last_cpu_ms, stall.last_hook_ms, stall.last_record_ms].filter((at): at is number => at !== null);
+  const quietSince = seen.length > 0 ? Math.max(...seen) : stall.since_ms - stall.threshold_ms;
+  return { kind: 'stalled', text: `stalled ${ageText(nowMs - quietSince)}`, detail: facts.join(', '), tone: 'warn' };
 }
 
 /** What became of the continue prompt, in words; null while continuing is off. */

@@ -50,6 +50,9 @@ test('the queue: its length, and a hold with why and its message', () => {
 test('a stall: its age, and each fact it rests on', () => {
   const [badge] = supervisionBadges({ ...none, stalled: stall() }, NOW);
   expect(badge).toEqual({ kind: 'stalled', text: 'stalled 12m', detail: 'no output 12m, no CPU 12m, no hook 14m', tone: 'warn' });
+  // Flagged just now: the badge says how long it has been silent, not how long it has been flagged.
+  expect(supervisionBadges({ ...none, stalled: stall({ since_ms: NOW }) }, NOW)[0].text).toBe('stalled 12m');
+  expect(supervisionBadges({ ...none, stalled: stall({ since_ms: NOW, last_output_ms: null, last_cpu_ms: null, last_hook_ms: null, last_record_ms: null }) }, NOW)[0].text).toBe('stalled 10m');
   const unknown = supervisionBadges({ ...none, stalled: stall({ last_cpu_ms: null, last_hook_ms: null, last_record_ms: NOW - 90 * MIN, nudged_at_ms: NOW - 30_000 }) }, NOW)[0];
   expect(unknown.detail).toBe('no output 12m, CPU unknown, no hook seen, no record 1h 30m, nudged 30s ago');
   expect(supervisionAges({ ...none, stalled: stall() })).toBe(true);
