@@ -95,6 +95,8 @@ test('restart and restore wait for the resume’s verdict: one not judged in tim
   expect(home.run(['send', 'lead', 'fix the login', '--submit', '--scope', 'all']).code).toBe(0);
   const row = async (): Promise<SessionRow> => (await home.rpc('session.list', {})).sessions[0];
   const id = await until(async () => (await row()).provider_session_id, 'a conversation id');
+  // Its turn over first: a submit into it would be refused (agent_busy), and it would never exit.
+  await until(async () => (await row()).status === 'idle' || null, 'the turn ended');
   home.run(['send', 'lead', 'exit', '--submit', '--scope', 'all']);
   await until(async () => (await row()).lifecycle === 'exited', 'the agent exited');
   // What `claude --resume` runs now says nothing, ever: its resume is never judged.

@@ -12,11 +12,19 @@ import type { Workspaces } from './workspaces';
  * Hook intake (REFERENCE.md §7.2): metadata only. An accepted frame updates the session's hook
  * metadata, goes to the host for the manifest, and is re-broadcast; it never touches the reducer.
  */
+/** How long an agent seen gone waits for its session's end, which knows its exit code. */
+const GONE_GRACE_MS = 1000;
+
 export class HookIntake {
   /** Per session, the agent process whose exit was announced (by its hook or by the host): one `ai.exit` each. */
   private readonly exited = new Map<string, string>();
   /** Per session, an agent that left the foreground while its process was still there (stopped, or not yet reaped). */
   private readonly left = new Map<string, Agent>();
+  /**
+   * An agent seen gone while its session still runs, announced after GONE_GRACE_MS: if it was the
+   * session's own process, the session's end (with its exit code) comes meanwhile and says it.
+   */
+  private readonly gone = new Map<string, { agent: Agent; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly ctx: ServeContext,
@@ -104,13 +112,21 @@ export class HookIntake {
         continue;
       }
       if (this.left.get(view.session) === agent) this.left.delete(view.session);
-      this.agentExited(view, agent, null);
+      if (this.gone.has(view.session)) continue;
+      const timer = setTimeout(() => {
+        this.gone.delete(view.session);
+        this.agentExited(view, agent, null);
+      }, GONE_GRACE_MS);
+      this.gone.set(view.session, { agent, timer });
     }
   }
 
   /** The session's process ended (`pid`, `exitCode`) with `agent` in front, or after one stepped back. */
   sessionEnded(view: View, agent: Agent | null, pid: number | null, exitCode: number | null): void {
-    const ended = agent ?? this.left.get(view.session) ?? null;
+    const gone = this.gone.get(view.session);
+    if (gone) clearTimeout(gone.timer);
+    this.gone.delete(view.session);
+    const ended = agent ?? this.left.get(view.session) ?? gone?.agent ?? null;
     this.left.delete(view.session);
     // The exit code is the agent's only when the agent was the session's own process (`sh -c agent` execs it).
     if (ended) this.agentExited(view, ended, ended.pid === pid ? exitCode : null);
@@ -133,6 +149,8 @@ export class HookIntake {
   }
 
   forget(session: string): void {
+    clearTimeout(this.gone.get(session)?.timer);
+    this.gone.delete(session);
     this.exited.delete(session);
     this.left.delete(session);
     this.reduction.subagents.forget(session);

@@ -58,6 +58,8 @@ export class HostLink {
       connected(manifests: Manifest[]): void;
       frame(frame: SessionsFrame): void;
       disconnected(): void;
+      /** A try to reach a host again failed (it may have died only now: its exit is not always over when its socket closes). */
+      stillDown(): void;
     },
     private readonly log: (message: string) => void,
   ) {}
@@ -103,6 +105,7 @@ export class HostLink {
         // Said once per reason: a host that cannot start fails the same way every second.
         if (this.down?.why !== why) this.log(`host unavailable: ${why}; retrying every ${RECONNECT_MS} ms`);
         this.down = { sinceMs: this.down?.sinceMs ?? Date.now(), why };
+        this.handlers.stillDown();
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
       }
     }

@@ -61,6 +61,7 @@ export class Serve {
           log('lost the host; reconnecting');
           mirror!.hostGone();
         },
+        stillDown: () => mirror!.hostGone(),
       },
       log,
     );
