@@ -188,8 +188,13 @@ export class PaneTerminal {
     this.history = view;
     await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
     if (this.history !== view) return null;
-    // The live view's top is this many rows above the history's bottom screen.
-    term.scrollToLine(Math.max(0, term.buffer.active.baseY - liveRows));
+    // The live view's top is as far above the last line written (the cursor's) in both: counted
+    // from the bottom instead, a host whose screen has more rows than this face's (a resize not yet
+    // applied) would put the history that many lines too low.
+    const live = this.term.buffer.active;
+    const past = term.buffer.active;
+    const aboveCursor = live.baseY + live.cursorY - live.viewportY;
+    term.scrollToLine(Math.max(0, past.baseY + past.cursorY - aboveCursor));
     term.onScroll((top) => {
       if (top === term.buffer.active.baseY) this.closeHistory();
     });
