@@ -1,5 +1,5 @@
 import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/proc';
-import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, AnswerRule, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
+import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, AnswerRule, isMachineName, MachineSpec, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -23,6 +23,8 @@ export interface Config {
   /** The supervisor's rules (libs/protocol/src/supervisor.ts): each pattern compiled once, here. */
   answer_rules: Array<AnswerRule & { regex: RegExp }>;
   supervisor: { answer_delay_ms: number; nudge_stalled: boolean; continue_at_reset: boolean; continue_margin_secs: number };
+  /** Other machines reached over ssh (issue 32), by name. */
+  machines: Record<string, MachineSpec>;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -37,6 +39,7 @@ export const DEFAULT_CONFIG: Config = {
   restore_on_start: false,
   answer_rules: [],
   supervisor: { answer_delay_ms: SUPERVISOR_DEFAULTS.answer_delay_ms, nudge_stalled: false, continue_at_reset: false, continue_margin_secs: SUPERVISOR_DEFAULTS.continue_margin_secs },
+  machines: {},
 };
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
@@ -51,7 +54,7 @@ export function configPath(env: Record<string, string | undefined> = process.env
  * config can never stop serve from starting.
  */
 export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): { config: Config; ignored: string[] } {
-  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach }, answer_rules: [], supervisor: { ...DEFAULT_CONFIG.supervisor } };
+  const config: Config = { ...DEFAULT_CONFIG, terminal_env: {}, visibility: {}, attach: { ...DEFAULT_CONFIG.attach }, answer_rules: [], supervisor: { ...DEFAULT_CONFIG.supervisor }, machines: {} };
   const ignored: string[] = [];
   let data: unknown;
   try {
@@ -73,7 +76,8 @@ export function parseConfig(text: string, visibilityKeys: ReadonlySet<string>): 
       return;
     }
     const name = path as ConfigSettingName;
-    const taken = checked<never>(path, CONFIG_SETTINGS[name], name === 'answer_rules' ? validRules(path, value, ignored) : value);
+    const valid = name === 'answer_rules' ? validRules(path, value, ignored) : name === 'machines' ? validMachines(path, value, ignored) : value;
+    const taken = checked<never>(path, CONFIG_SETTINGS[name], valid);
     if (taken === null) return;
     APPLY[name](config, taken, (note) => ignored.push(`${path}: ${note}`));
   };
@@ -101,6 +105,18 @@ function validRules(path: string, value: unknown, ignored: string[]): unknown {
   });
 }
 
+/** The machines an object holds that are machines, each checked on its own: a bad one is named and left out. */
+function validMachines(path: string, value: unknown, ignored: string[]): unknown {
+  if (!isObject(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(value)) {
+    const problem = isMachineName(name) ? validate(MachineSpec, spec) : { field: '', message: 'a machine name is 1-32 letters, digits, dots, dashes or underscores, starting with a letter or digit' };
+    if (problem === null) kept[name] = spec;
+    else ignored.push(`${path}.${name}${problem.field ? `.${problem.field.replaceAll('/', '.')}` : ''}: ${problem.message}; the machine is left out`);
+  }
+  return kept;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Sections of the file whose keys are settings of their own (`attach.prefix`). */
@@ -123,6 +139,7 @@ const APPLY: { [N in ConfigSettingName]: (config: Config, value: never, note: (t
   'terminal.env': (config, value: Record<string, string>) => (config.terminal_env = { ...value }),
   'attach.prefix': (config, value: string) => (config.attach.prefix = value),
   'attach.notifications': (config, value: boolean) => (config.attach.notifications = value),
+  machines: (config, value: Record<string, MachineSpec>) => (config.machines = { ...value }),
   answer_rules: (config, value: AnswerRule[], note) => {
     const seen = new Set<string>();
     for (const rule of value) {

@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS } from './limits';
+import { MachineSpec } from './machines';
 import { AnswerRule } from './supervisor';
 
 /** One setting of config.json: its schema, and what it takes in a person's words (said when a value is not). */
@@ -33,6 +34,8 @@ export const CONFIG_SETTINGS = {
   'supervisor.nudge_stalled': BOOLEAN,
   'supervisor.continue_at_reset': BOOLEAN,
   'supervisor.continue_margin_secs': { schema: Type.Integer({ minimum: 0, maximum: 3600 }), expected: 'a whole number of seconds (0-3600)' },
+  // Other machines reached over ssh (issue 32), by name: each bad one named and left out.
+  machines: { schema: Type.Record(Type.String(), MachineSpec), expected: 'an object of machines {NAME: {destination, ssh_options?, remote_command?}}' },
 } as const satisfies Record<string, ConfigSetting>;
 
 export type ConfigSettingName = keyof typeof CONFIG_SETTINGS;

@@ -9,6 +9,8 @@ export const ErrorCode = {
   Permission: -32001,
   /** `data.reason` says which: `host_unavailable` (no host) or `host_timeout` (a host that did not answer in time). */
   HostUnavailable: -32010,
+  /** Another machine's serve cannot be asked (`data.reason`: `machine_offline`, `machine_timeout`); an addition (issue 32). */
+  MachineUnavailable: -32011,
   /** The target's state refuses the request now (`agent_busy`); an addition to REFERENCE.md §2.2. */
   StateConflict: -32030,
   NotFound: -32020,

@@ -1,5 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { HOOK_METHODS, type HookMethod } from './hooks';
+import { MachineField, MachineRow } from './machines';
 import { SurfaceEntry, WorkspaceEntry, type WorkspaceEntry as WorkspaceEntryType } from './model';
 import { CliState, NoticeKind, ReducedStatus, SessionRow, SignalReason, StatusObject } from './status';
 import { TurnRecord } from './turns';
@@ -13,7 +14,8 @@ import { DeclaredStatus, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
 const frame = <T extends string, P extends Record<string, TSchema>>(type: T, fields: P) =>
   Type.Object({ type: Type.Literal(type), at_ms: TimeMs, ...fields });
-const pane = { surface_id: SurfaceId, session: Uuid };
+/** A pane's frame; another machine's (for a subscriber that asked for `machines`) names it. */
+const pane = { surface_id: SurfaceId, session: Uuid, ...MachineField };
 
 /** What the faces need of the config (§10): no animation when `reduce_motion`; attach's prefix key and notifications. */
 export const Presentation = Type.Object({ reduce_motion: Type.Boolean(), attach: Type.Object({ prefix: Type.String(), notifications: Type.Boolean() }) });
@@ -59,6 +61,8 @@ export const EventFrames = {
   presentation_changed: frame('presentation_changed', { presentation: Presentation }),
   /** The turn ledger (additions): a turn began (its record so far), a turn ended (its whole record: change and tokens read). */
   turn_started: frame('turn_started', { ...pane, turn: TurnRecord }),
+  /** A machine's link changed state, or its agents (issue 32; only to a subscriber that asked for `machines`). */
+  machine_changed: frame('machine_changed', { machine: MachineRow }),
   turn_ended: frame('turn_ended', { ...pane, turn: TurnRecord }),
   ...hookFrames,
 };

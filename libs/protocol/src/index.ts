@@ -20,3 +20,4 @@ export * from './shells';
 export * from './selectors';
 export * from './config';
 export * from './supervisor';
+export * from './machines';

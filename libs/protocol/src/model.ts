@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { LayoutTree, type LayoutNode } from './layout';
+import { MachineField } from './machines';
 import { Env, nullable, SurfaceId, Uuid } from './wire';
 
 /** The workspace model as serve shows it (REFERENCE.md §2.3): workspaces, panes, worktrees. */
@@ -38,6 +39,8 @@ export type ResolvedPane = Static<typeof ResolvedPane>;
 /** One pane of `surface.list`. */
 export const SurfaceEntry = Type.Object({
   surface_id: SurfaceId,
+  /** Its machine (issue 32): absent or null for this one. */
+  ...MachineField,
   name: nullable(Type.String()),
   title: Type.String(),
   cwd: Type.String(),

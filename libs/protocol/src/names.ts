@@ -73,6 +73,7 @@ export function nameFault(name: string): NameFault | null {
   const { kind } = selectorKind(name);
   if (kind === 'surface_id') return unselectable(`is all digits, which a selector reads as ${READ_AS[kind]}`);
   if (kind !== 'name') return unselectable(`starts with '${kind}:', which a selector reads as ${READ_AS[kind]}`);
+  if (/^@[^:]*:/.test(name)) return unselectable(`starts with '@…:', which a selector reads as another machine's pane`);
   if (BLANK.test(name)) return unselectable('shows nothing (only white space or invisible characters)');
   return null;
 }

@@ -5,6 +5,7 @@ import { ACTIVITY_LOG_ENTRIES, MAX_KEYSTROKE_CHARS, PID_MAX, TURNS_KEPT } from '
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
+import { MachineFilter, MachineRow, MachineSpec, MachineName, RoutedTarget } from './machines';
 import { method, type MethodSpec } from './schema';
 import { MAX_SELECTOR_CHARS, SELECTOR_STAGES, type SelectorStage } from './selectors';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
@@ -20,9 +21,10 @@ export { PUBLIC_PROTOCOL_VERSION } from './versions';
 const closed = { additionalProperties: false } as const;
 const Empty = Type.Object({}, closed);
 const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
-const SurfaceTarget = { surface_id: SurfaceId };
+/** A pane; with `machine`, a pane of that machine, asked of its serve (issue 32). */
+const SurfaceTarget = { surface_id: SurfaceId, ...RoutedTarget };
 /** A pane, or a session (whose pane may have closed); neither: every one. */
-const TurnTarget = { surface_id: Type.Optional(SurfaceId), session: Type.Optional(Uuid) };
+const TurnTarget = { surface_id: Type.Optional(SurfaceId), session: Type.Optional(Uuid), ...RoutedTarget };
 /**
  * How closing treats what runs and what was made (an addition to REFERENCE.md §2.3): `unless_busy`
  * refuses (-32030, `close_needs_confirmation`) before anything closes when a pane would need a
@@ -162,8 +164,9 @@ export const PublicMethods = {
     }),
   ),
   'workspace.restore_layout': method(Type.Object({ layout: LayoutTree }, closed), Empty),
+  /** With `scope: all`, other machines' panes too (`machine` says whose), unless `machine` narrows. */
   'surface.list': method(
-    Type.Object({ scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) }, closed),
+    Type.Object({ scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()), ...MachineFilter }, closed),
     Type.Object({ surfaces: Type.Array(SurfaceEntry) }),
   ),
   /**
@@ -179,6 +182,7 @@ export const PublicMethods = {
         scope: Type.Optional(Scope),
         workspace_id: Type.Optional(Type.String()),
         many: Type.Optional(Type.Boolean()),
+        ...RoutedTarget,
       },
       closed,
     ),
@@ -289,14 +293,21 @@ export const PublicMethods = {
     Type.Object({ ...SurfaceTarget, ...CloseOptions }, closed),
     Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean(), worktrees: Type.Array(WorktreeTeardown) }),
   ),
-  'fleet.list': method(Empty, Type.Object({ agents: Type.Array(StatusObject) })),
+  /**
+   * Every agent of every machine (`machine` on each: null for this one), other machines' as last
+   * seen, and those machines' links (`machines`), so a face can say a row is stale and how old.
+   */
+  'fleet.list': method(Type.Object(MachineFilter, closed), Type.Object({ agents: Type.Array(StatusObject), machines: Type.Optional(Type.Array(MachineRow)) })),
   /** The latest outcome changes (§3.4's activity log, an addition), oldest first; of one pane with `surface_id`. */
   'fleet.activity': method(
     Type.Object({ surface_id: Type.Optional(SurfaceId), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTIVITY_LOG_ENTRIES })) }, closed),
     Type.Object({ entries: Type.Array(ActivityEntry) }),
   ),
   /** Every agent waiting for its person, oldest wait first (an addition: the attention inbox). */
-  'fleet.inbox': method(Empty, Type.Object({ items: Type.Array(InboxItem), answered: Type.Optional(Type.Array(AutoAnswer)) })),
+  'fleet.inbox': method(
+    Type.Object(MachineFilter, closed),
+    Type.Object({ items: Type.Array(InboxItem), answered: Type.Optional(Type.Array(AutoAnswer)), machines: Type.Optional(Type.Array(MachineRow)) }),
+  ),
   /**
    * Answers a waiting agent the way its runtime's `[answers]` say, only while it still waits at
    * `state_seq`; confirmed like a submit: `left_waiting` says whether its state moved on within 3 s.
@@ -373,7 +384,15 @@ export const PublicMethods = {
     Type.Object({ rule: nullable(Type.String()), answer: nullable(Type.String()), reason: Type.String() }),
   ),
   'rules.set_enabled': method(Type.Object({ enabled: Type.Boolean() }, closed), Type.Object({ enabled: Type.Boolean() })),
-  'session.list': method(Empty, Type.Object({ sessions: Type.Array(SessionRow) })),
+  'session.list': method(Type.Object(MachineFilter, closed), Type.Object({ sessions: Type.Array(SessionRow), machines: Type.Optional(Type.Array(MachineRow)) })),
+  /**
+   * The machines this serve reaches over ssh (issue 32), kept in config.json's `machines`:
+   * `machine.add` refuses a name in use (-32602 `machine_exists`), `machine.remove` an unknown one
+   * (-32020 `unknown_machine`). Adding and removing need the scripting gate.
+   */
+  'machine.list': method(Empty, Type.Object({ machines: Type.Array(MachineRow) })),
+  'machine.add': method(Type.Object({ name: MachineName, ...MachineSpec.properties }, closed), Type.Object({ machine: MachineRow })),
+  'machine.remove': method(Type.Object({ name: MachineName }, closed), Type.Object({ removed: MachineName })),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(
     Type.Object(
@@ -382,6 +401,11 @@ export const PublicMethods = {
         types: Type.Optional(Type.Array(Type.Unsafe<EventType>(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))))),
         /** false: no heartbeats, for a face that must not wake while nothing happens. */
         heartbeat: Type.Optional(Type.Boolean()),
+        /**
+         * true: other machines' frames too (issue 32), each with its `machine`, and
+         * `machine_changed` for their links; a face that keys panes by id alone leaves it unset.
+         */
+        machines: Type.Optional(Type.Boolean()),
       },
       closed,
     ),

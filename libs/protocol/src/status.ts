@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { MachineField } from './machines';
 import { LossReason, RestartAttempt } from './resume';
 import { Supervision } from './supervisor';
 import { BlockedKind, DeclaredStatus, Lifecycle, nullable, SurfaceId, TimeMs, Uuid } from './wire';
@@ -60,6 +61,7 @@ export type NoticeKind = Static<typeof NoticeKind>;
 /** §3.7: `surface.status`, `status --json`, the entries of `fleet.list`. */
 export const StatusObject = Type.Object({
   surface_id: SurfaceId,
+  ...MachineField,
   surface_name: nullable(Type.String()),
   workspace: Type.Integer({ minimum: 0 }),
   session: Uuid,
@@ -122,6 +124,7 @@ export type AnswerChoices = Static<typeof AnswerChoices>;
 /** An addition to REFERENCE.md: one agent waiting for its person, as `fleet.inbox` lists it. */
 export const InboxItem = Type.Object({
   surface_id: SurfaceId,
+  ...MachineField,
   surface_name: nullable(Type.String()),
   workspace: Type.Integer({ minimum: 0 }),
   workspace_id: Uuid,
@@ -143,6 +146,7 @@ export type InboxItem = Static<typeof InboxItem>;
 /** §3.8: `session.list` rows. */
 export const SessionRow = Type.Object({
   session: Uuid,
+  ...MachineField,
   surface_id: SurfaceId,
   generation: Type.Integer(),
   workspace: Type.Integer({ minimum: 0 }),
