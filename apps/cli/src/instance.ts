@@ -5,7 +5,7 @@ import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { type RpcConnection, UnreachableError } from '@paneflow/rpc/client';
-import { answerDeadlineMs } from './deadlines';
+import { answerDeadlineMs, routedDeadlineMs } from '@paneflow/protocol/deadlines';
 import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
@@ -40,7 +40,8 @@ export function explain(error: unknown): CliError {
 export async function request<M extends MethodName<PublicMethods>>(
   method: M,
   params: ParamsOf<PublicMethods, M>,
-  timeoutMs = answerDeadlineMs(method, (params as { panes?: unknown[] }).panes?.length),
+  // A pane of another machine: that machine's serve takes as long, and the link adds its way.
+  timeoutMs = ((params as { machine?: unknown }).machine ? routedDeadlineMs : answerDeadlineMs)(method, (params as { panes?: unknown[] }).panes?.length),
 ): Promise<ResultOf<PublicMethods, M>> {
   try {
     return await callChecked<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });

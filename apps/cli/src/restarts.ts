@@ -3,7 +3,7 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
 import { RESUME_WAIT_MS } from '@paneflow/protocol/limits';
 import type { SessionRow } from '@paneflow/protocol/status';
-import { restoreDeadlineMs } from './deadlines';
+import { restoreDeadlineMs } from '@paneflow/protocol/deadlines';
 import { CliError } from './errors';
 import { ensureInstance, request } from './instance';
 import { printJson } from './output';

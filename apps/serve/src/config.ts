@@ -193,6 +193,8 @@ export class ConfigSource {
   onVisibilityChange: () => void = () => undefined;
   /** Called (on a later turn) when a reload changed what the faces show (`presentationOf`). */
   onPresentationChange: () => void = () => undefined;
+  /** Called (on a later turn) when a reload changed the machines (issue 32). */
+  onMachinesChange: () => void = () => undefined;
 
   constructor(
     readonly path: string,
@@ -285,7 +287,9 @@ export class ConfigSource {
   private set(config: Config): void {
     const visibility = JSON.stringify(this.config.visibility);
     const presentation = JSON.stringify(presentationOf(this.config));
+    const machines = JSON.stringify(this.config.machines);
     this.config = config;
+    if (JSON.stringify(config.machines) !== machines) setImmediate(() => this.onMachinesChange());
     if (JSON.stringify(config.visibility) !== visibility) setImmediate(() => this.onVisibilityChange());
     if (JSON.stringify(presentationOf(config)) !== presentation) setImmediate(() => this.onPresentationChange());
   }

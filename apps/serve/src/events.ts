@@ -21,10 +21,15 @@ class Subscriber {
     private readonly surfaces: ReadonlySet<number> | null,
     private readonly types: ReadonlySet<string> | null,
     readonly heartbeat: boolean,
+    /** Other machines' frames too (issue 32): only a face that tells panes apart by machine asks. */
+    private readonly machines: boolean,
   ) {}
 
   wants(frame: Frame): boolean {
     if (ALWAYS.has(frame.type)) return true;
+    // A far pane's id is its machine's: a filter by this machine's ids says nothing of it.
+    const far = frame.type === 'machine_changed' || ('machine' in frame && typeof frame.machine === 'string');
+    if (far && (!this.machines || this.surfaces)) return false;
     if (this.types && !this.types.has(frame.type)) return false;
     if (this.surfaces && 'surface_id' in frame && frame.surface_id !== undefined && !this.surfaces.has(frame.surface_id)) return false;
     return true;
@@ -73,8 +78,8 @@ export class EventHub {
   private heartbeat: NodeJS.Timeout | null = null;
   droppedFrames = 0;
 
-  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null, heartbeat: boolean): void {
-    const subscriber = new Subscriber(connection, surfaces ? new Set(surfaces) : null, types ? new Set(types) : null, heartbeat);
+  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null, heartbeat: boolean, machines = false): void {
+    const subscriber = new Subscriber(connection, surfaces ? new Set(surfaces) : null, types ? new Set(types) : null, heartbeat, machines);
     this.subscribers.add(subscriber);
     connection.onClose(() => {
       this.subscribers.delete(subscriber);

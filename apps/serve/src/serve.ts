@@ -9,7 +9,10 @@ import { EventHub } from './events';
 import { HookIntake } from './hooks';
 import { HostLink } from './hostlink';
 import type { Parts } from './methods/parts';
+import { machineMethods } from './methods/machines';
 import { ruleMethods } from './methods/rules';
+import { Machines } from './machines/machines';
+import { routed } from './machines/routing';
 import { sessionMethods } from './methods/sessions';
 import { surfaceMethods } from './methods/surfaces';
 import { systemMethods } from './methods/system';
@@ -41,6 +44,7 @@ export class Serve {
   readonly ctx: ServeContext;
   private readonly server: RpcServer<PublicMethods>;
   private draining = false;
+  private readonly machines: Machines;
   onShutdown: () => void = () => undefined;
 
   constructor(endpoints: Endpoints, buildId: string, capabilities: Capabilities, config: ConfigSource, catalog: Catalog, log: (message: string) => void) {
@@ -78,6 +82,8 @@ export class Serve {
     // The supervisor's observations (issue 33): each acts after the reductions and fills its part of `supervision`.
     const limits = new Limits(ctx, reduction, sending);
     new Stalls(ctx, reduction, sending).onFlag = (view) => void limits.look(view);
+    const machines = (this.machines = new Machines({ publish: (frame) => ctx.events.publish(frame), log, configPath: config.path, reloadConfig: () => config.reload() }));
+    config.onMachinesChange = () => machines.sync(config.current.machines);
     const parts: Parts = {
       ctx,
       reduction,
@@ -89,11 +95,15 @@ export class Serve {
       hooks,
       restorer,
       rules: new AnswerRules(ctx, reduction, sending),
+      machines,
       shutdown: (drainMs) => void this.shutdown(drainMs),
     };
     this.server = new RpcServer<PublicMethods>({
       methods: PublicMethods,
-      handlers: { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...queueMethods(parts), ...ruleMethods(parts) },
+      handlers: routed(
+        { ...systemMethods(parts), ...workspaceMethods(parts), ...surfaceMethods(parts), ...sessionMethods(parts), ...turnMethods(parts), ...queueMethods(parts), ...ruleMethods(parts), ...machineMethods(parts) },
+        machines,
+      ),
       mode: 'single',
       maxConnections: MAX_CONNECTIONS,
       maxStreams: MAX_SUBSCRIBERS,
@@ -109,6 +119,7 @@ export class Serve {
     await this.ctx.host.start();
     const { endpoints } = this.ctx;
     await this.server.listen(endpoints.publicSocket, { prepare: () => prepareRuntimeDir(endpoints) });
+    this.machines.sync(this.ctx.config.current.machines);
   }
 
   /** Stops taking connections, lets requests and subscriber queues drain, then exits. */
@@ -121,6 +132,7 @@ export class Serve {
     this.ctx.model.saveNow();
     this.ctx.config.unwatch();
     this.ctx.host.close();
+    this.machines.close();
     this.onShutdown();
   }
 }

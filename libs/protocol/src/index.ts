@@ -21,3 +21,4 @@ export * from './selectors';
 export * from './config';
 export * from './supervisor';
 export * from './machines';
+export * from './deadlines';

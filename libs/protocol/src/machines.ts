@@ -53,6 +53,16 @@ export const MachineRow = Type.Object({
 });
 export type MachineRow = Static<typeof MachineRow>;
 
+/**
+ * ssh options that run a command on this machine (`ProxyCommand`, `LocalCommand`, …) are refused
+ * in a machine's `ssh_options`: a client of the socket must not be able to make serve run one.
+ * They belong in ~/.ssh/config, which is the user's alone. Null when `option` may be used.
+ */
+const RUNS_LOCAL_COMMAND = /^\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|remotecommand)\b/i;
+export function sshOptionFault(option: string): string | null {
+  return RUNS_LOCAL_COMMAND.test(option) ? `'${option.split(/[\s=]/)[0]}' runs commands on this machine; put it in ~/.ssh/config instead` : null;
+}
+
 /** The `machine` of a row: its machine's name, null for this one. */
 export const MachineField = { machine: Type.Optional(nullable(MachineName)) };
 /** A request for a pane of another machine: served there, under that machine's gates. */

@@ -388,7 +388,7 @@ export const PublicMethods = {
   /**
    * The machines this serve reaches over ssh (issue 32), kept in config.json's `machines`:
    * `machine.add` refuses a name in use (-32602 `machine_exists`), `machine.remove` an unknown one
-   * (-32020 `unknown_machine`). Adding and removing need the scripting gate.
+   * (-32020 `unknown_machine`). Adding and removing need the orchestration gate, as `workspace.up`.
    */
   'machine.list': method(Empty, Type.Object({ machines: Type.Array(MachineRow) })),
   'machine.add': method(Type.Object({ name: MachineName, ...MachineSpec.properties }, closed), Type.Object({ machine: MachineRow })),

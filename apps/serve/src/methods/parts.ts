@@ -2,6 +2,7 @@ import type { PublicMethods } from '@paneflow/protocol';
 import type { Handlers } from '@paneflow/rpc';
 import type { ServeContext } from '../context';
 import type { HookIntake } from '../hooks';
+import type { Machines } from '../machines/machines';
 import type { Panes } from '../panes';
 import type { Readiness } from '../prompts';
 import type { Restorer } from '../restore';
@@ -23,6 +24,7 @@ export interface Parts {
   hooks: HookIntake;
   restorer: Restorer;
   rules: AnswerRules;
+  machines: Machines;
   shutdown(drainMs: number): void;
 }
 

@@ -13,24 +13,42 @@ function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
 
 /** `fleet.list`, `session.*`, restarting panes, `events.subscribe` and the hooks' `ai.*`. */
 export const sessionMethods: MethodFamily = (parts) => {
-  const { ctx, reduction, hooks, restorer } = parts;
+  const { ctx, reduction, hooks, restorer, machines } = parts;
   return {
   // Agent panes, running or not: a lost or exited agent is still one to bring back.
-  'fleet.list': () => ({
-    agents: ctx.model
-      .orderedPanes()
-      .filter((p) => ctx.views.has(p.session))
-      .map((p) => reduction.statusOf(ctx.views.get(p.session)!, p))
-      // A hidden agent (config) stays out of `ps` too.
-      .filter((status) => status.tool !== null && !status.hidden),
+  // Every machine's (issue 32): this one's first, then each other's as last seen, with their links.
+  'fleet.list': ({ machine }) => ({
+    agents: [
+      ...(here(machine)
+        ? ctx.model
+            .orderedPanes()
+            .filter((p) => ctx.views.has(p.session))
+            .map((p) => ({ ...reduction.statusOf(ctx.views.get(p.session)!, p), machine: null }))
+            // A hidden agent (config) stays out of `ps` too.
+            .filter((status) => status.tool !== null && !status.hidden)
+        : []),
+      ...machines.agents(machine),
+    ],
+    ...machineRows(machine),
   }),
   'fleet.activity': ({ surface_id, limit }) => ({ entries: reduction.activity.latest(surface_id, limit) }),
-  'fleet.inbox': () => ({ items: inbox(parts), answered: parts.rules.history(Date.now()) }),
-  'session.list': () => ({
-    sessions: ctx.model
-      .orderedPanes()
-      .filter((p) => ctx.views.has(p.session))
-      .map((p) => reduction.row(ctx.views.get(p.session)!, p)),
+  // Oldest wait first, whichever machine it is on.
+  'fleet.inbox': ({ machine }) => ({
+    items: [...(here(machine) ? inbox(parts) : []), ...machines.inbox(machine)].sort((a, b) => a.since_ms - b.since_ms),
+    answered: parts.rules.history(Date.now()),
+    ...machineRows(machine),
+  }),
+  'session.list': ({ machine }) => ({
+    sessions: [
+      ...(here(machine)
+        ? ctx.model
+            .orderedPanes()
+            .filter((p) => ctx.views.has(p.session))
+            .map((p) => ({ ...reduction.row(ctx.views.get(p.session)!, p), machine: null }))
+        : []),
+      ...machines.sessions(machine),
+    ],
+    ...machineRows(machine),
   }),
   // Not saved before it answers: what a restart changes (generation, resume, outcome) is the host's
   // manifest, which the host writes at once; serve's own file holds no more than a status entry.
@@ -42,13 +60,21 @@ export const sessionMethods: MethodFamily = (parts) => {
     for (const session of acked) reduction.ack(ctx.views.get(session)!);
     return { acked };
   }),
-  'events.subscribe': ({ surfaces, types, heartbeat }, { connection }) =>
+  'events.subscribe': ({ surfaces, types, heartbeat, machines: far }, { connection }) =>
     new StreamReply({ type: 'subscribed' as const, surfaces: surfaces ?? null, types: types ?? null }, () => {
-      ctx.events.subscribe(connection, surfaces ?? null, types ?? null, heartbeat ?? true);
+      ctx.events.subscribe(connection, surfaces ?? null, types ?? null, heartbeat ?? true, far ?? false);
     }),
   ...hookMethods(hooks),
   };
+
+  /** The links of the machines a list covers, when there are any (a list of this machine alone has none). */
+  function machineRows(machine: string | null | undefined) {
+    return machines.count > 0 && machine !== null ? { machines: machines.rows(machine) } : {};
+  }
 };
+
+/** Whether a list narrowed by `machine` takes this machine's rows (absent: every machine; null: this one). */
+const here = (machine: string | null | undefined) => machine === undefined || machine === null;
 
 /** Every agent waiting for its person, oldest wait first, with how its runtime lets it be answered. */
 function inbox({ ctx, reduction }: Parts): InboxItem[] {
@@ -64,6 +90,7 @@ function inbox({ ctx, reduction }: Parts): InboxItem[] {
     const waitingMs = status.waiting_ms ?? 0;
     items.push({
       surface_id: pane.surface_id,
+      machine: null,
       surface_name: pane.name,
       workspace: status.workspace,
       workspace_id: workspace.id,

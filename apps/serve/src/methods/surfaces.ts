@@ -6,14 +6,21 @@ import { presetLaunch } from './workspaces';
 import { resolveSelector } from '../selectors';
 
 /** `surface.*`: reading, naming, focusing, typing into and splitting panes; a change answers once it is saved. */
-export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending }) => ({
-  'surface.list': ({ scope, workspace_id }) => {
+export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending, machines }) => ({
+  // Other machines' panes (issue 32) only in the scope of all, or when `machine` names one.
+  'surface.list': ({ scope, workspace_id, machine }) => {
     const within = scope === 'all' ? null : ctx.callerWorkspace(workspace_id);
+    const here = machine === undefined || machine === null;
     return {
-      surfaces: ctx.model
-        .orderedPanes()
-        .filter((p) => within === null || p.workspace_id === within)
-        .map((p) => workspaces.surfaceEntry(p)),
+      surfaces: [
+        ...(here
+          ? ctx.model
+              .orderedPanes()
+              .filter((p) => within === null || p.workspace_id === within)
+              .map((p) => ({ ...workspaces.surfaceEntry(p), machine: null }))
+          : []),
+        ...(scope === 'all' || typeof machine === 'string' ? machines.surfaces(machine) : []),
+      ],
     };
   },
   'surface.resolve': ({ selector, scope, workspace_id, many }) => resolveSelector(ctx, workspaces, { selector, scope: scope ?? 'workspace', workspaceId: workspace_id, many: many ?? false }),

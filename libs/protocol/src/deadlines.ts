@@ -1,5 +1,6 @@
-// How long the CLI waits for serve's answer: what serve itself may take, so that the answer which
+// How long a client waits for serve's answer: what serve itself may take, so that the answer which
 // says why (`host_timeout`, a resume still `pending`) reaches the user instead of a bare timeout.
+// The CLI waits this long for its serve; a serve this long for another machine's (issue 32).
 import {
   ANSWER_SETTLE_MAX_MS,
   HOST_REQUEST_TIMEOUT_MS,
@@ -9,8 +10,8 @@ import {
   SESSION_STOP_WAIT_MS,
   SUBMIT_CONFIRM_MS,
   SUBMIT_PASTE_DELAY_MAX_MS,
-} from '@paneflow/protocol/limits';
-import type { SessionRow } from '@paneflow/protocol/status';
+} from './limits';
+import type { SessionRow } from './status';
 
 /** Past serve's own deadline: its answer's way back, on a loaded machine. */
 const ANSWER_MARGIN_MS = 5000;
@@ -43,9 +44,14 @@ const SERVE_TAKES: Record<string, (count: number) => number> = {
   'session.restore': (panes) => Math.max(1, Math.ceil(panes / RESTORE_CONCURRENCY)) * RESTART,
 };
 
-/** How long the CLI waits for serve's answer to `method`; `count` is the panes it works through (a restore's candidates, an `up`'s panes). */
+/** How long to wait for serve's answer to `method`; `count` is the panes it works through (a restore's candidates, an `up`'s panes). */
 export function answerDeadlineMs(method: string, count = 1): number {
   return (SERVE_TAKES[method]?.(count) ?? HOST) + ANSWER_MARGIN_MS;
+}
+
+/** The same, for a request this serve carries to another machine's: that serve's deadline, and the link's way there and back. */
+export function routedDeadlineMs(method: string, count = 1): number {
+  return answerDeadlineMs(method, count) + ANSWER_MARGIN_MS;
 }
 
 /** A restore's: every ended session (of the workspace) may be one of its candidates. */
