@@ -2,18 +2,17 @@
 import { createInterface } from 'node:readline';
 import { asksToClose } from '@paneflow/protocol/errors';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
-import type { Scope } from '@paneflow/protocol/wire';
 import { displayText } from '@paneflow/view';
-import { CliError } from './errors';
+import { CliError, UsageError } from './errors';
 import { request } from './instance';
 import { printJson } from './output';
-import { resolveOne } from './select';
+import { resolveOne, targetOf, type Where } from './select';
 
 export interface CloseOptions {
   workspace: boolean;
   force: boolean;
   forceWorktree: boolean;
-  scope: Scope;
+  where: Where;
 }
 
 /** A y/N question on the terminal; anything but y or yes is no. */
@@ -70,6 +69,7 @@ async function workspaceId(name: string | undefined): Promise<string> {
 export async function close(target: string | undefined, options: CloseOptions): Promise<number> {
   const extra = options.forceWorktree ? { force_worktree: true } : {};
   if (options.workspace) {
+    if (options.where.machine) throw new UsageError('--machine goes with a pane, not --workspace: close closes workspaces of this machine');
     const workspace_id = await workspaceId(target);
     const result = await closing((unlessBusy) => request('workspace.close', { workspace_id, ...extra, ...(unlessBusy ? { unless_busy: true } : {}) }), options.force);
     printJson(result);
@@ -77,8 +77,8 @@ export async function close(target: string | undefined, options: CloseOptions): 
     return 0;
   }
   if (target === undefined) throw new CliError("'close' needs <target> (or --workspace)\nusage: paneflow close <target> [--force] [--force-worktree] | paneflow close --workspace [<name|index>]", 2);
-  const pane = await resolveOne(target, options.scope);
-  const result = await closing((unlessBusy) => request('surface.close', { surface_id: pane.surface_id, ...extra, ...(unlessBusy ? { unless_busy: true } : {}) }), options.force);
+  const pane = await resolveOne(target, options.where);
+  const result = await closing((unlessBusy) => request('surface.close', { ...targetOf(pane), ...extra, ...(unlessBusy ? { unless_busy: true } : {}) }), options.force);
   printJson(result);
   reportKept(result.worktrees);
   return 0;

@@ -7,6 +7,42 @@ import { TIMER_MAX_MS, type VerbSpec } from './usage';
 
 export const JSON_FLAG = { json: { kind: 'boolean', help: 'print the result object as JSON' } } as const;
 
+/** The machines this instance reaches over ssh (issue 32): the rest of the verbs take `--machine` or `@NAME:`. */
+export const MACHINE_VERBS: VerbSpec[] = [
+  {
+    name: 'machine add',
+    summary: "Reach another machine's Paneflow over ssh: its agents join ps, inbox and sessions, its panes every verb's targets (--machine NAME, @NAME:SEL).",
+    args: [{ name: 'name' }, { name: 'destination' }],
+    flags: {
+      'ssh-option': { kind: 'repeat', value: 'OPT', help: "an ssh -o option (ConnectTimeout=5); one that runs a command here (ProxyCommand…) belongs in ~/.ssh/config" },
+      'remote-command': { kind: 'string', value: 'PATH', help: "the far machine's paneflow, when it is not on its login's PATH" },
+      ...JSON_FLAG,
+    },
+    example: 'paneflow machine add gpu1 me@gpu1.lan --ssh-option Port=2222',
+    details:
+      "name: what the other verbs call it. destination: what you would give ssh (host, user@host, a Host of ~/.ssh/config); your ssh\nconfig and keys apply, in batch mode (no password prompt: use a key or an agent). Kept in config.json's `machines`; serve runs\n`ssh DESTINATION paneflow rpc --stdio` and keeps it up, reconnecting. Needs PANEFLOW_IPC_ORCHESTRATION=1 (or scripting).\nWhat a far pane allows is its machine's serve's own gates.",
+    family: 'machines',
+  },
+  {
+    name: 'machine ls',
+    summary: 'The machines this instance reaches: NAME, DESTINATION, AGENTS, LAST SEEN, and STATE (for how long, and why when not connected); {machines} with --json.',
+    args: [],
+    flags: { ...JSON_FLAG },
+    example: 'paneflow machine ls',
+    details: 'STATE is connecting (the first try), connected, reconnecting (it was connected) or offline (never got through, or gave up for now); both are tried again, with backoff.',
+    family: 'machines',
+  },
+  {
+    name: 'machine remove',
+    summary: 'Stop reaching a machine: its link closed, its rows gone from every list. Nothing on that machine changes.',
+    args: [{ name: 'name' }],
+    flags: { ...JSON_FLAG },
+    example: 'paneflow machine remove gpu1',
+    details: 'Exit 3 when there is no such machine.',
+    family: 'machines',
+  },
+];
+
 /** How long `osc check` lets a program run with nothing to type into it. */
 export const OSC_CHECK_TIMEOUT_MS = 30_000;
 

@@ -1,5 +1,5 @@
 import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, TURNS_KEPT, TURNS_KEPT_PER_SESSION } from '@paneflow/protocol/limits';
-import { JSON_FLAG, TOOL_VERBS } from './commands-tools';
+import { JSON_FLAG, MACHINE_VERBS, TOOL_VERBS } from './commands-tools';
 import { TIMER_MAX_MS, type VerbSpec } from './usage';
 
 /**
@@ -8,7 +8,15 @@ import { TIMER_MAX_MS, type VerbSpec } from './usage';
  */
 
 const SCOPE = { scope: { kind: 'string', value: 'workspace|all', help: 'where names resolve (default: this workspace)' } } as const;
-const TARGET_HELP = 'target: a surface id, a pane name (exact, any case, or a unique prefix), cmdline:<text> or cwd:<path>';
+/** The verbs that take a selector: its pane may be another machine's (issue 32). */
+const MACHINE = { machine: { kind: 'string', value: 'NAME', help: 'the target is a pane of that machine (`paneflow machine ls`); or write it @NAME:<target>' } } as const;
+/** The list verbs: one machine's rows only. */
+const MACHINE_ROWS = { machine: { kind: 'string', value: 'NAME', help: "only that machine's rows (`paneflow machine ls`)" } } as const;
+const TARGET_HELP =
+  'target: a surface id, a pane name (exact, any case, or a unique prefix), cmdline:<text> or cwd:<path>; @NAME:<target> (or --machine NAME) is a pane of another machine';
+
+const MACHINES_ROWS_HELP =
+  "Other machines' rows too (`paneflow machine`): a MACHINE column, first, when any row is another machine's ('-' for this one),\nwith the state of its link and the age of the row while it is not connected (gpu1 (offline 3m)); in JSON each row's `machine`\n(null for this one) and `machines`, each link's state.";
 
 export const VERBS: VerbSpec[] = [
   {
@@ -16,8 +24,9 @@ export const VERBS: VerbSpec[] = [
     aliases: ['list_panes'],
     summary: 'List the panes of this workspace (or every workspace with --scope all) as JSON {surfaces}.',
     args: [],
-    flags: { human: { kind: 'boolean', help: 'a table instead of JSON' }, ...SCOPE },
+    flags: { human: { kind: 'boolean', help: 'a table instead of JSON' }, ...SCOPE, ...MACHINE_ROWS },
     example: 'paneflow ls --human --scope all',
+    details: "--scope all lists other machines' panes too (`paneflow machine`), each with its `machine` (null for this one), and a MACHINE column in the table.",
     family: 'panes',
   },
   {
@@ -31,6 +40,7 @@ export const VERBS: VerbSpec[] = [
       ...JSON_FLAG,
       raw: { kind: 'boolean', help: 'the text as it is, without the untrusted-output fence' },
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow read api --lines 50 --raw',
     details: TARGET_HELP,
@@ -45,8 +55,10 @@ export const VERBS: VerbSpec[] = [
       max: { kind: 'integer', value: 'N', help: `at most N matches (default ${SEARCH_MATCHES_DEFAULT}, 1-${SEARCH_MATCHES_MAX})`, range: { min: 1, max: SEARCH_MATCHES_MAX } },
       human: { kind: 'boolean', help: "'line N: text' lines" },
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow search api "error" --max 10 --human',
+    details: TARGET_HELP,
     family: 'panes',
   },
   {
@@ -76,16 +88,18 @@ export const VERBS: VerbSpec[] = [
     name: 'ps',
     summary: 'Show every agent in every workspace and what it declared: a table, or {agents} with --json.',
     args: [],
-    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every event, until Ctrl-C' } },
+    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every event, until Ctrl-C' }, ...MACHINE_ROWS },
     example: 'paneflow ps',
+    details: MACHINES_ROWS_HELP,
     family: 'agents',
   },
   {
     name: 'inbox',
     summary: 'Every agent waiting for you, oldest first: workspace, pane, tool, what it asks, how long, how to answer; then what rules answered this hour; {items, answered} with --json.',
     args: [],
-    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' } },
+    flags: { ...JSON_FLAG, watch: { kind: 'boolean', help: 'a live table, redrawn on every change, until Ctrl-C' }, ...MACHINE_ROWS },
     example: 'paneflow inbox --watch',
+    details: MACHINES_ROWS_HELP,
     family: 'agents',
   },
   {
@@ -100,6 +114,7 @@ export const VERBS: VerbSpec[] = [
       limit: { kind: 'integer', value: 'N', help: 'the newest N turns (default all kept)', range: { min: 1 } },
       ...JSON_FLAG,
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow turns api --since 2h',
     details: `${TARGET_HELP}; none: every pane's turns. A turn begins when an agent's declared state enters its turn (working or waiting for you) and ends when it leaves it; an agent that declares nothing has none. Records and their refs (refs/paneflow/turns/<session>/<n>) are kept for the last ${TURNS_KEPT_PER_SESSION} turns per session and ${TURNS_KEPT} in all.`,
@@ -115,6 +130,7 @@ export const VERBS: VerbSpec[] = [
       stat: { kind: 'boolean', help: "git's --stat instead of the diff" },
       ...JSON_FLAG,
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow diff api --turn 3 --stat',
     details: `${TARGET_HELP}. The turn's start snapshot against its end; for a turn still running, or interrupted (its end was never seen), against the working tree now, and a line on stderr says so. Exit 1 when the turn has no change (its pane was not in a git work tree), 3 when there is no such pane or turn. Nothing of your repository changes: the snapshots are commits under Paneflow's own refs, made through a temporary index.`,
@@ -135,7 +151,7 @@ export const VERBS: VerbSpec[] = [
     name: 'answer',
     summary: "Answer a waiting agent: yes, always or no to a permission prompt, or the text of an answer to a question.",
     args: [{ name: 'target' }, { name: 'answer' }],
-    flags: { seq: { kind: 'integer', value: 'N', help: "the prompt's state_seq as `inbox --json` showed it: only that prompt is answered" }, ...SCOPE },
+    flags: { seq: { kind: 'integer', value: 'N', help: "the prompt's state_seq as `inbox --json` showed it: only that prompt is answered" }, ...SCOPE, ...MACHINE },
     example: 'paneflow answer api yes',
     details: `${TARGET_HELP}. What is typed comes from the agent's runtime ([answers] in runtimes/*/runtime.toml), only while it still waits at the prompt it waits at now, or with --seq at the prompt the inbox showed: exit 1 (not_waiting) when it has moved on, and nothing is typed; exit 1 when its runtime has no answers (answer by hand in the pane); exit 4 when it was typed but the agent still waits after 3 s. Needs serve with PANEFLOW_IPC_SCRIPTING=1. From a terminal outside Paneflow it answers in any workspace, as the desktop does; inside a pane, other workspaces need PANEFLOW_IPC_ORCHESTRATION=1.`,
     family: 'agents',
@@ -157,8 +173,9 @@ export const VERBS: VerbSpec[] = [
     name: 'status',
     summary: "One pane's agent status: a line, or the status object with --json. A pane with no agent is idle, no_agent.",
     args: [{ name: 'target' }],
-    flags: { ...JSON_FLAG, ...SCOPE },
+    flags: { ...JSON_FLAG, ...SCOPE, ...MACHINE },
     example: 'paneflow status lead --json',
+    details: TARGET_HELP,
     family: 'agents',
   },
   {
@@ -194,7 +211,7 @@ export const VERBS: VerbSpec[] = [
     name: 'restart',
     summary: "Start an exited or lost pane again: its agent's conversation resumed by id, else its latest one here, else its launch command.",
     args: [{ name: 'target' }],
-    flags: { fresh: { kind: 'boolean', help: 'run the launch command, no resume' }, ...JSON_FLAG, ...SCOPE },
+    flags: { fresh: { kind: 'boolean', help: 'run the launch command, no resume' }, ...JSON_FLAG, ...SCOPE, ...MACHINE },
     example: 'paneflow restart lead',
     details: `${TARGET_HELP}. Waits up to 15 s for the resume to be confirmed (the agent reports again) or to fail (its runtime's failure text, or it exits): exit 1 when it failed, and nothing else is started in its place.`,
     family: 'panes',
@@ -212,8 +229,9 @@ export const VERBS: VerbSpec[] = [
     name: 'focus',
     summary: 'Focus a pane, and select its workspace.',
     args: [{ name: 'target' }],
-    flags: { ...SCOPE },
+    flags: { ...SCOPE, ...MACHINE },
     example: 'paneflow focus lead',
+    details: TARGET_HELP,
     family: 'panes',
   },
   {
@@ -226,6 +244,7 @@ export const VERBS: VerbSpec[] = [
       yes: { kind: 'boolean', help: 'the same as --force' },
       'force-worktree': { kind: 'boolean', help: 'remove managed worktrees even with uncommitted changes or unpushed commits' },
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow close lead --force-worktree',
     details: `${TARGET_HELP}.
@@ -247,10 +266,11 @@ and reported on stderr; its branch always stays. Exit 3 when the pane or workspa
       force: { kind: 'boolean', help: 'submit even to an agent that is thinking or waiting' },
       queue: { kind: 'boolean', help: "keep it until the agent's turn ends, then submit it (at once to an idle agent); see `paneflow queue`" },
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow send lead "Run the tests, then summarise." --submit',
     details:
-      'Needs serve started with PANEFLOW_IPC_SCRIPTING=1 (or ai_unrestricted in the config). --queue is always a submit, to one\npane: it cannot go with --broadcast, --paste or --force; it prints {item, sent_now}.',
+      `${TARGET_HELP}.\nNeeds serve started with PANEFLOW_IPC_SCRIPTING=1 (or ai_unrestricted in the config); a pane of another machine, that\nmachine's serve. --queue is always a submit, to one pane: it cannot go with --broadcast, --paste or --force; it prints {item, sent_now}.`,
     family: 'panes',
   },
   {
@@ -279,7 +299,7 @@ ended normally. \`move ID POS\` puts it at POS (1: next). Exit 3 for an unknown 
     summary: 'Press a key in a pane. Keys that would submit (enter, ctrl-m, ctrl-j) are refused, and any key to an agent waiting for an answer unless --force.',
     details: 'keystroke: [ctrl-|alt-|shift-]*<name>, name a character, space, tab, escape, backspace, delete, insert,\nup, down, left, right, home, end, pageup, pagedown or f1-f12. Needs PANEFLOW_IPC_SCRIPTING=1.',
     args: [{ name: 'target' }, { name: 'keystroke' }],
-    flags: { force: { kind: 'boolean', help: 'press it even into an agent waiting for an answer, which it may answer' }, ...SCOPE },
+    flags: { force: { kind: 'boolean', help: 'press it even into an agent waiting for an answer, which it may answer' }, ...SCOPE, ...MACHINE },
     example: 'paneflow key lead ctrl-c',
     family: 'panes',
   },
@@ -296,6 +316,7 @@ ended normally. \`move ID POS\` puts it at POS (1: next). Exit 3 for an unknown 
       any: { kind: 'boolean', help: 'every matching pane; the first to satisfy wins' },
       all: { kind: 'boolean', help: 'every matching pane; wait for all of them' },
       ...SCOPE,
+      ...MACHINE,
     },
     example: 'paneflow wait --match lead --idle --timeout 600',
     family: 'agents',
@@ -323,8 +344,10 @@ ended normally. \`move ID POS\` puts it at POS (1: next). Exit 3 for an unknown 
       ...JSON_FLAG,
       follow: { kind: 'boolean', help: 'print a line per status or session change, reconnecting' },
       lost: { kind: 'boolean', help: 'only sessions that are not running, each with why (host died, machine restarted, exit code)' },
+      ...MACHINE_ROWS,
     },
     example: 'paneflow sessions --lost',
+    details: MACHINES_ROWS_HELP,
     family: 'agents',
   },
   {
@@ -346,6 +369,7 @@ ended normally. \`move ID POS\` puts it at POS (1: next). Exit 3 for an unknown 
       'Needs serve with PANEFLOW_IPC_ORCHESTRATION=1 or PANEFLOW_IPC_SCRIPTING=1; steps that submit or send need scripting (alone it will do). Checked before anything is made. Spec: REFERENCE.md §5.5; see examples/.',
     family: 'specs',
   },
+  ...MACHINE_VERBS,
   ...TOOL_VERBS,
 ];
 

@@ -6,7 +6,7 @@ import { waitUntil } from './watching';
 import { CliError } from './errors';
 import { printJson } from './output';
 import { provisionWorktree } from './provision';
-import { resolveOne } from './select';
+import { localPane, resolveOne } from './select';
 import type { Scope } from '@paneflow/protocol/wire';
 import { sendToPane } from './send';
 import { realSpecHost } from './spec-host';
@@ -48,7 +48,7 @@ async function agentReady(surfaceId: number): Promise<void> {
 /** As `wait --idle`: a declaring agent not busy; anything else quiet for a second. */
 async function paneIdle(surfaceId: number, timeoutMs: number): Promise<boolean> {
   const idle = idleCheck(1000);
-  return (await waitUntil(paneEvents(surfaceId), () => idle(surfaceId), { timeoutMs })) !== null;
+  return (await waitUntil(paneEvents(surfaceId), () => idle({ surface_id: surfaceId }), { timeoutMs })) !== null;
 }
 
 const paneEvents = (surfaceId: number): { surfaces: number[]; types: EventType[] } => ({ surfaces: [surfaceId], types: ['surface_changed', 'status_changed'] });
@@ -64,7 +64,7 @@ async function readyAndCapture(state: StepState): Promise<string | null> {
   if (!ready) return null;
   const regex = new RegExp(ready.pattern);
   const surfaceId = state.surfaceId!;
-  const matched = await waitUntil(paneEvents(surfaceId), async () => ((await matchingLine(surfaceId, regex)) !== null ? true : null), {
+  const matched = await waitUntil(paneEvents(surfaceId), async () => ((await matchingLine({ surface_id: surfaceId }, regex)) !== null ? true : null), {
     timeoutMs: ready.timeout_secs * 1000,
   });
   if (!matched) throw new StepFailure(`ready: /${ready.pattern}/ did not appear within ${ready.timeout_secs} s`, 'timeout', 4);
@@ -172,7 +172,7 @@ class Runner {
         }
         if (pane!.agent) await agentReady(state.surfaceId);
         if (state.plan.submit && pane!.prompt) {
-          const { confirmed } = await sendToPane(state.surfaceId, fillCaptures(pane!.prompt, this.captures), { submit: true, force: false, ...this.writeOrigin() });
+          const { confirmed } = await sendToPane({ surface_id: state.surfaceId }, fillCaptures(pane!.prompt, this.captures), { submit: true, force: false, ...this.writeOrigin() });
           if (confirmed === false) throw new StepFailure('the agent did not start its turn (not_started)', 'failed');
         }
       } else {
@@ -182,7 +182,7 @@ class Runner {
         else {
           try {
             // A selector names a pane of the flow's workspace (`--scope all`: any), not the caller's.
-            state.surfaceId = (await resolveOne(send.target, this.scope, this.workspace!.id)).surface_id;
+            state.surfaceId = localPane(await resolveOne(send.target, { scope: this.scope }, this.workspace!.id), 'a flow');
           } catch (error) {
             throw new StepFailure(`send.target: ${(error as Error).message}`, 'failed', error instanceof CliError ? error.exitCode : 1);
           }
@@ -192,7 +192,7 @@ class Runner {
         if (!(await paneIdle(state.surfaceId!, timeout))) throw new StepFailure(`the target pane never went idle within ${timeout / 1000} s`, 'timeout', 4);
         const text = fillCaptures(send.text, this.captures);
         // Multi-line text reaches a shell only as a paste.
-        const { confirmed } = await sendToPane(state.surfaceId!, text, { submit: send.submit, paste: /[\r\n]/.test(text), force: false, ...this.writeOrigin() });
+        const { confirmed } = await sendToPane({ surface_id: state.surfaceId! }, text, { submit: send.submit, paste: /[\r\n]/.test(text), force: false, ...this.writeOrigin() });
         if (confirmed === false) throw new StepFailure('the agent did not start its turn (not_started)', 'failed');
       }
       const captured = await readyAndCapture(state);

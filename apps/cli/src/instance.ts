@@ -6,6 +6,7 @@ import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { type RpcConnection, UnreachableError } from '@paneflow/rpc/client';
 import { answerDeadlineMs, routedDeadlineMs } from '@paneflow/protocol/deadlines';
+import { displayText } from '@paneflow/view';
 import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
@@ -19,16 +20,22 @@ export function unreachable(): CliError {
   return new CliError(`no Paneflow instance answers on ${socket}; start one with \`paneflow serve start\` (or point PANEFLOW_SOCKET_PATH at one)`, 1);
 }
 
-/** An error from serve as the CLI tells it: the message, and the hint a gate gives. */
+/**
+ * An error from serve as the CLI tells it: the message, and the hint a gate gives. The message
+ * may be another machine's serve's or ssh's words (issue 32): each line is cleaned by `displayText`.
+ */
 export function explain(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof UnreachableError) return unreachable();
   if (error instanceof RpcError) {
+    const message = error.message.split('\n').map(displayText).join('\n');
     const requires = error.data?.requires;
-    if (error.code === ErrorCode.MethodNotFound && typeof requires === 'string') return new CliError(`${error.message}`, 1);
-    if (error.code === ErrorCode.Permission) return new CliError(`${error.message}`, 1);
-    if (error.reason === 'agent_busy') return new CliError(`${error.message} (use --force to send anyway)`, 1);
-    return new CliError(error.message, 1, error.reason);
+    if (error.code === ErrorCode.MethodNotFound && typeof requires === 'string') return new CliError(message, 1);
+    if (error.code === ErrorCode.Permission) return new CliError(message, 1);
+    if (error.reason === 'agent_busy') return new CliError(`${message} (use --force to send anyway)`, 1);
+    // A machine that is not configured is a target not found, as a pane is.
+    if (error.reason === 'unknown_machine') return new CliError(message, 3, error.reason);
+    return new CliError(message, 1, error.reason);
   }
   return new CliError(error instanceof Error ? error.message : String(error), 1);
 }

@@ -2,7 +2,8 @@ import type { EventType } from '@paneflow/protocol/events';
 import { request, subscribe } from './instance';
 import { agentTable, answeredLines, heldTable, inboxTable } from './output';
 
-const CHANGES: EventType[] = ['status_changed', 'surface_created', 'surface_closed', 'session_changed'];
+// Other machines' too (issue 32), and their links' changes: a far row's state and age are on the table.
+const CHANGES: EventType[] = ['status_changed', 'surface_created', 'surface_closed', 'session_changed', 'machine_changed'];
 
 /**
  * A live table (`paneflow ps --watch`, `inbox --watch`, and the main job where stdout is no
@@ -30,7 +31,7 @@ export async function liveTable(render: () => Promise<string>): Promise<number> 
       }
     }
   };
-  const stream = await subscribe({ types: CHANGES }, () => void draw());
+  const stream = await subscribe({ types: CHANGES, machines: true }, () => void draw());
   await draw();
   return new Promise<number>((resolve) => {
     process.once('SIGINT', () => {
@@ -41,12 +42,18 @@ export async function liveTable(render: () => Promise<string>): Promise<number> 
   });
 }
 
+/** A list narrowed to one machine (`--machine`), or every machine's. */
+type Narrow = { machine?: string };
+
 /** Every agent and what it declared (`ps`). */
-export const fleetTable = async () => agentTable((await request('fleet.list', {})).agents);
+export async function fleetTable(narrow: Narrow = {}): Promise<string> {
+  const { agents, machines } = await request('fleet.list', narrow);
+  return agentTable(agents, Date.now(), machines);
+}
 
 /** The agents waiting for you (`inbox`), the queues held and the usage limits, then what rules answered in your place this last hour. */
-export async function inboxNow(): Promise<string> {
-  const [{ items, answered = [] }, { agents }] = await Promise.all([request('fleet.inbox', {}), request('fleet.list', {})]);
-  const held = heldTable(agents);
-  return [inboxTable(items), ...(held ? ['', held] : []), ...(answered.length > 0 ? ['', ...answeredLines(answered, Date.now())] : [])].join('\n');
+export async function inboxNow(narrow: Narrow = {}): Promise<string> {
+  const [{ items, answered = [], machines }, { agents }] = await Promise.all([request('fleet.inbox', narrow), request('fleet.list', narrow)]);
+  const held = heldTable(agents, Date.now(), machines);
+  return [inboxTable(items, machines), ...(held ? ['', held] : []), ...(answered.length > 0 ? ['', ...answeredLines(answered, Date.now())] : [])].join('\n');
 }

@@ -1,9 +1,10 @@
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { ResultOf } from '@paneflow/protocol/schema';
+import type { MachineRow } from '@paneflow/protocol/machines';
 import type { InboxItem, SessionRow, StatusObject } from '@paneflow/protocol/status';
 import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayWidth } from '@paneflow/screen';
-import { displayText, endedNotice, jsonText, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
+import { displayText, endedNotice, jsonText, machineCellText, machineRowsAge, subagentsText, supervisionBadges, supervisionText } from '@paneflow/view';
 
 /** JSON goes to stdout, one document per line; what a terminal would take as a control or a line break, \u-escaped (`jsonText`). */
 export function printJson(value: unknown): void {
@@ -49,6 +50,21 @@ export function table(header: string[], rows: Cell[][]): string {
   return [paint('1', line(head)), ...body.map(line)].join('\n');
 }
 
+/**
+ * A list's table with other machines' rows among them (issue 32): a first column, MACHINE, says
+ * whose each row is (`-` for this one) and, for a machine whose link is not up, how old its row is
+ * (`gpu1 (offline 3m)`, in red). Without other machines' rows the table is as it always was.
+ */
+function withMachines(header: string[], rows: Cell[][], owners: Array<{ machine?: string | null }>, machines: readonly MachineRow[] = [], nowMs = Date.now()): string {
+  if (!owners.some((o) => o.machine)) return table(header, rows);
+  const cell = ({ machine }: { machine?: string | null }): Cell => {
+    const link = machines.find((m) => m.name === machine);
+    const text = machineCellText(machine, machines, nowMs);
+    return link && machineRowsAge(link, nowMs) ? { text, color: '31' } : text;
+  };
+  return table(['MACHINE', ...header], rows.map((row, i) => [cell(owners[i]), ...row]));
+}
+
 function ago(ms: number | null): string {
   if (ms === null) return '';
   const s = Math.round(ms / 1000);
@@ -77,9 +93,9 @@ function turnDetail(agent: StatusObject): string {
   return agent.active_tool_name ?? '';
 }
 
-export function agentTable(agents: StatusObject[], nowMs = Date.now()): string {
+export function agentTable(agents: StatusObject[], nowMs = Date.now(), machines?: readonly MachineRow[]): string {
   if (agents.length === 0) return 'no agents';
-  return table(
+  return withMachines(
     ['ID', 'NAME', 'TOOL', 'STATE', 'SEQ', 'IDLE', 'DETAIL'],
     agents.map((a) => [
       String(a.surface_id),
@@ -90,13 +106,16 @@ export function agentTable(agents: StatusObject[], nowMs = Date.now()): string {
       ago(a.idle_ms),
       detail(a, nowMs),
     ]),
+    agents,
+    machines,
+    nowMs,
   );
 }
 
 /** `inbox`: the agents waiting for you, oldest first, and how each can be answered from here. */
-export function inboxTable(items: InboxItem[]): string {
+export function inboxTable(items: InboxItem[], machines?: readonly MachineRow[]): string {
   if (items.length === 0) return 'no agent is waiting for you';
-  return table(
+  return withMachines(
     ['WAITING', 'WORKSPACE', 'ID', 'NAME', 'TOOL', 'KIND', 'ANSWERS', 'MESSAGE'],
     items.map((item) => [
       { text: ago(item.waiting_ms), color: STATE_COLOR.waiting_for_input },
@@ -108,6 +127,8 @@ export function inboxTable(items: InboxItem[]): string {
       item.answers ? [...item.answers.choices, ...(item.answers.text ? ['<text>'] : [])].join('|') : 'by hand',
       item.message ?? '',
     ]),
+    items,
+    machines,
   );
 }
 
@@ -131,27 +152,30 @@ export function statusLine(status: StatusObject, nowMs = Date.now()): string {
  * Under `inbox`'s table: the agents whose queue is held or that hit a usage limit, waiting for you
  * or not, with the hold's message or the limit's line; null when there are none.
  */
-export function heldTable(agents: StatusObject[], nowMs = Date.now()): string | null {
+export function heldTable(agents: StatusObject[], nowMs = Date.now(), machines?: readonly MachineRow[]): string | null {
   const held = agents.flatMap((agent) =>
     supervisionBadges(agent.supervision, nowMs)
       .filter((badge) => badge.kind === 'queue_held' || badge.kind === 'limit')
-      .map((badge): Cell[] => [String(agent.surface_id), agent.surface_name ?? '-', { text: badge.text, color: badge.tone === 'error' ? '31;1' : '35' }, badge.detail ?? '']),
+      .map((badge) => ({ agent, row: [String(agent.surface_id), agent.surface_name ?? '-', { text: badge.text, color: badge.tone === 'error' ? '31;1' : '35' }, badge.detail ?? ''] as Cell[] })),
   );
-  return held.length > 0 ? `queues held and usage limits:\n${table(['ID', 'NAME', 'SUPERVISOR', 'DETAIL'], held)}` : null;
+  const shown = withMachines(['ID', 'NAME', 'SUPERVISOR', 'DETAIL'], held.map((h) => h.row), held.map((h) => h.agent), machines, nowMs);
+  return held.length > 0 ? `queues held and usage limits:\n${shown}` : null;
 }
 
-export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces']): string {
-  return table(
+export function surfaceTable(surfaces: ResultOf<PublicMethods, 'surface.list'>['surfaces'], machines?: readonly MachineRow[]): string {
+  return withMachines(
     ['ID', 'WS', 'NAME', 'CMD', 'CWD'],
     surfaces.map((s) => [String(s.surface_id), String(s.workspace), s.name ?? '-', s.cmd, s.cwd]),
+    surfaces,
+    machines,
   );
 }
 
 /** `sessions`: one row per session; with `why`, a last column saying why it is not running. */
-export function sessionTable(sessions: ResultOf<PublicMethods, 'session.list'>['sessions'], why?: (row: SessionRow) => string): string {
+export function sessionTable(sessions: ResultOf<PublicMethods, 'session.list'>['sessions'], why?: (row: SessionRow) => string, machines?: readonly MachineRow[]): string {
   const header = ['SESSION', 'ID', 'WS', 'LIFECYCLE', 'STATUS', 'SEQ', 'AGENT', 'TITLE'];
   const rows = sessions.map((s) => [s.session, String(s.surface_id), String(s.workspace), s.lifecycle, s.status, String(s.state_seq), s.runtime_id ?? '-', s.title]);
-  if (!why) return table(header, rows);
+  if (!why) return withMachines(header, rows, sessions, machines);
   // The reason is the line's point, so it ends the line and the title goes before it.
-  return table([...header, 'WHY'], rows.map((row, i) => [...row, why(sessions[i])]));
+  return withMachines([...header, 'WHY'], rows.map((row, i) => [...row, why(sessions[i])]), sessions, machines);
 }

@@ -5,7 +5,7 @@ import { displayText, durationText } from '@paneflow/view';
 import { CliError, UsageError } from './errors';
 import { request } from './instance';
 import { printJson, table } from './output';
-import { resolveOne } from './select';
+import { localPane, resolveOne } from './select';
 import { wholeNumber } from './usage';
 
 export interface QueueOptions {
@@ -76,7 +76,7 @@ export async function queue(first: string | undefined, id: string | undefined, p
     // As `send --submit`: a turn that did not start is a failure.
     return result.sent.started === false ? 1 : 0;
   }
-  const surface = first === undefined ? undefined : (await resolveOne(first, options.scope)).surface_id;
+  const surface = first === undefined ? undefined : localPane(await resolveOne(first, { scope: options.scope }), 'queue');
   const { queues } = await request('queue.list', surface === undefined ? {} : { surface_id: surface });
   if (options.json) {
     printJson({ queues });

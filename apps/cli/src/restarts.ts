@@ -7,8 +7,7 @@ import { restoreDeadlineMs } from '@paneflow/protocol/deadlines';
 import { CliError } from './errors';
 import { ensureInstance, request } from './instance';
 import { printJson } from './output';
-import { resolveOne } from './select';
-import type { Scope } from '@paneflow/protocol/wire';
+import { resolveOne, targetOf, type Where } from './select';
 import { displayText } from '@paneflow/view';
 
 type Restarted = ResultOf<PublicMethods, 'surface.restart'>;
@@ -30,9 +29,9 @@ function restartWords(name: string, result: Restarted): string {
 
 const failed = (results: Restarted[]) => results.some((r) => r.restart.outcome === 'failed');
 
-export async function restart(selector: string, options: { fresh: boolean; json: boolean; scope: Scope }): Promise<number> {
-  const target = await resolveOne(selector, options.scope);
-  const result = await request('surface.restart', { surface_id: target.surface_id, ...(options.fresh ? { fresh: true } : {}) });
+export async function restart(selector: string, options: { fresh: boolean; json: boolean; where: Where }): Promise<number> {
+  const target = await resolveOne(selector, options.where);
+  const result = await request('surface.restart', { ...targetOf(target), ...(options.fresh ? { fresh: true } : {}) });
   if (options.json) printJson(result);
   else process.stdout.write(restartLine(target.name ?? `pane ${target.surface_id}`, result) + '\n');
   return failed([result]) ? 1 : 0;

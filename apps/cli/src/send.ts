@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { request } from './instance';
 import { CliError } from './errors';
 import { printJson } from './output';
-import { resolveOne, resolveSelector } from './select';
+import { callerWorkspaceFor, resolveOne, resolveSelector, targetOf, type Target, type Where } from './select';
 import type { Scope } from '@paneflow/protocol/wire';
 
 export interface SendOptions {
@@ -14,7 +14,7 @@ export interface SendOptions {
   reportFile?: string;
   /** Kept by serve until the agent's turn ends (`queue.add`), then submitted. */
   queue?: boolean;
-  scope: Scope;
+  where: Where;
 }
 
 async function readStdin(): Promise<string> {
@@ -39,10 +39,11 @@ export interface WriteOrigin {
   origin?: 'cli' | 'flow';
 }
 
-const writeParams = (scope: Scope, { workspaceId = process.env.PANEFLOW_WORKSPACE_ID, origin = 'cli' }: WriteOrigin = {}) => ({
+/** A write's params: to another machine's pane, no workspace of this one (that serve takes the caller as outside its panes). */
+const writeParams = (target: Target, scope: Scope, { workspaceId = process.env.PANEFLOW_WORKSPACE_ID, origin = 'cli' }: WriteOrigin = {}) => ({
   scope,
   origin,
-  ...(workspaceId ? { workspace_id: workspaceId } : {}),
+  ...callerWorkspaceFor(target, workspaceId),
 });
 
 /** A closed gate stops a broadcast before its first write. */
@@ -62,22 +63,23 @@ export async function send(selector: string, textArg: string, options: SendOptio
   if (report) text += report.text;
   if (Buffer.byteLength(text) > MAX_SEND_TEXT_BYTES) throw new CliError(`the text is over ${MAX_SEND_TEXT_BYTES} bytes`, 1);
 
+  const { scope } = options.where;
   if (options.queue) {
-    const target = await resolveOne(selector, options.scope);
-    const workspaceId = process.env.PANEFLOW_WORKSPACE_ID;
-    printJson(await request('queue.add', { surface_id: target.surface_id, text, scope: options.scope, ...(workspaceId ? { workspace_id: workspaceId } : {}) }));
+    const target = await resolveOne(selector, options.where);
+    printJson(await request('queue.add', { ...targetOf(target), text, scope, ...callerWorkspaceFor(target) }));
     return 0;
   }
 
   if (options.broadcast) {
-    const targets = await resolveSelector(selector, options.scope, true);
-    await checkGate(options.scope);
+    const targets = await resolveSelector(selector, options.where, true);
+    // Another machine's gates are its serve's: it refuses each write itself.
+    if (!targets.some((t) => t.machine)) await checkGate(scope);
     const sent: number[] = [];
     const failed: number[] = [];
     const submitted: number[] = [];
     for (const target of targets) {
       try {
-        const { out } = await sendToPane(target.surface_id, text, options);
+        const { out } = await sendToPane(targetOf(target), text, { ...options, scope });
         sent.push(target.surface_id);
         if (out.submitted) submitted.push(target.surface_id);
       } catch (error) {
@@ -89,8 +91,8 @@ export async function send(selector: string, textArg: string, options: SendOptio
     return failed.length > 0 ? 1 : 0;
   }
 
-  const target = await resolveOne(selector, options.scope);
-  const { out, confirmed } = await sendToPane(target.surface_id, text, options);
+  const target = await resolveOne(selector, options.where);
+  const { out, confirmed } = await sendToPane(targetOf(target), text, { ...options, scope });
   if (report) Object.assign(out, { report_file: report.sentinel.slice('REPORT_DONE '.length), report_sentinel: report.sentinel });
   printJson(out);
   return confirmed === false ? 1 : 0;
@@ -102,17 +104,17 @@ export async function send(selector: string, textArg: string, options: SendOptio
  * not, null when the agent declares nothing (or nothing was submitted to an agent).
  */
 export async function sendToPane(
-  surfaceId: number,
+  target: Target,
   text: string,
-  options: Pick<SendOptions, 'submit' | 'paste' | 'force' | 'scope'> & WriteOrigin,
+  options: Pick<SendOptions, 'submit' | 'paste' | 'force'> & { scope: Scope } & WriteOrigin,
 ): Promise<{ out: Record<string, unknown>; confirmed: boolean | null }> {
   const result = await request('surface.send_text', {
-    surface_id: surfaceId,
+    ...target,
     text,
     submit: options.submit,
     ...(options.paste ? { paste: true } : {}),
     ...(options.force ? { force: true } : {}),
-    ...writeParams(options.scope, options),
+    ...writeParams(target, options.scope, options),
   });
   return { out: result, confirmed: result.started ?? null };
 }

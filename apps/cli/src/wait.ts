@@ -1,8 +1,8 @@
-import type { Scope } from '@paneflow/protocol/wire';
+import type { EventType } from '@paneflow/protocol/events';
 import { CliError } from './errors';
 import { request } from './instance';
 import { printJson } from './output';
-import { resolveSelector } from './select';
+import { resolveSelector, targetOf, type Target, type Where } from './select';
 import { waitUntil } from './watching';
 
 export interface WaitOptions {
@@ -12,11 +12,12 @@ export interface WaitOptions {
   timeoutS: number;
   any: boolean;
   all: boolean;
-  scope: Scope;
+  where: Where;
 }
 
 interface Outcome {
   surface_id: number;
+  machine?: string;
   matched: 'pattern' | 'idle';
   state: string;
   line?: string;
@@ -27,10 +28,11 @@ interface Outcome {
  * once it is not busy; anything else once its output has not moved for `forMs`. A `detecting`
  * agent is classified first. `flow run`'s send steps wait the same way.
  */
-export function idleCheck(forMs: number): (surfaceId: number) => Promise<{ state: string } | null> {
+export function idleCheck(forMs: number): (target: Target) => Promise<{ state: string } | null> {
   const quiet = new Map<number, { generation: number; since: number }>();
-  return async (surfaceId) => {
-    const status = await request('surface.status', { surface_id: surfaceId });
+  return async (target) => {
+    const surfaceId = target.surface_id;
+    const status = await request('surface.status', target);
     if (status.reason === 'declared' || status.reason === 'capable') return status.status !== 'busy' ? { state: status.state } : null;
     if (status.reason === 'detecting') return null;
     const generation = status.output_generation ?? 0;
@@ -42,8 +44,8 @@ export function idleCheck(forMs: number): (surfaceId: number) => Promise<{ state
 }
 
 /** The first of the pane's last `lines` lines that matches; text already on screen counts. */
-export async function matchingLine(surfaceId: number, regex: RegExp, lines = 200): Promise<string | null> {
-  const { text } = await request('surface.read', { surface_id: surfaceId, lines, fenced: false });
+export async function matchingLine(target: Target, regex: RegExp, lines = 200): Promise<string | null> {
+  const { text } = await request('surface.read', { ...target, lines, fenced: false });
   return text.split('\n').find((line) => regex.test(line)) ?? null;
 }
 
@@ -57,22 +59,27 @@ export async function wait(selector: string, options: WaitOptions): Promise<numb
       throw new CliError(`--pattern is not a valid regular expression: ${(error as Error).message}`, 2);
     }
   }
-  const targets = await resolveSelector(selector, options.scope, options.any || options.all);
+  // One selector names panes of one machine: their ids are that machine's.
+  const targets = (await resolveSelector(selector, options.where, options.any || options.all)).map(targetOf);
   const ids = targets.map((t) => t.surface_id);
+  const machine = targets[0]?.machine;
   const idle = idleCheck(options.forMs);
   const done = new Map<number, Outcome>();
-  const outcomeOf = async (id: number): Promise<Outcome | null> => {
-    const line = regex ? await matchingLine(id, regex) : null;
-    if (line !== null) return { surface_id: id, matched: 'pattern', state: (await request('surface.status', { surface_id: id })).state, line };
-    const quiet = options.idle ? await idle(id) : null;
-    return quiet ? { surface_id: id, matched: 'idle', state: quiet.state } : null;
+  const outcomeOf = async (target: Target): Promise<Outcome | null> => {
+    const line = regex ? await matchingLine(target, regex) : null;
+    if (line !== null) return { ...target, matched: 'pattern', state: (await request('surface.status', target)).state, line };
+    const quiet = options.idle ? await idle(target) : null;
+    return quiet ? { ...target, matched: 'idle', state: quiet.state } : null;
   };
+  const types: EventType[] = ['surface_changed', 'status_changed'];
   const result = await waitUntil(
-    { surfaces: ids, types: ['surface_changed', 'status_changed'] },
+    // Another machine's frames come to a subscriber that asks for every machine's; a filter by id would be this machine's ids.
+    machine ? { types, machines: true } : { surfaces: ids, types },
     async () => {
-      for (const id of ids) {
+      for (const target of targets) {
+        const id = target.surface_id;
         if (done.has(id)) continue;
-        const outcome = await outcomeOf(id);
+        const outcome = await outcomeOf(target);
         if (!outcome) continue;
         if (!options.all) return outcome;
         done.set(id, outcome);

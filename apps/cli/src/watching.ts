@@ -12,7 +12,7 @@ export const RECHECK_MS = 250;
  * `wait`, `flow run` and the headless table prompt; the floor is what makes them safe.
  */
 export async function waitUntil<T>(
-  events: { surfaces?: number[]; types: EventType[] },
+  events: { surfaces?: number[]; types: EventType[]; machines?: boolean },
   check: () => Promise<T | null>,
   { timeoutMs, floorMs = RECHECK_MS }: { timeoutMs: number; floorMs?: number },
 ): Promise<T | null> {

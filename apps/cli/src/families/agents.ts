@@ -4,10 +4,10 @@ import { CliError } from '../errors';
 import { request, subscribe } from '../instance';
 import { agentTable, printJson, sessionTable, statusLine } from '../output';
 import { endedBecause } from '../restarts';
-import { resolveOne, resolveSelector } from '../select';
+import { localPane, resolveOne, resolveSelector, targetOf } from '../select';
 import { fleetTable, inboxNow, liveTable } from '../live';
 import { wait } from '../wait';
-import { flag, scopeOf, str, type Run } from './common';
+import { flag, machineOf, scopeOf, str, whereOf, type Run } from './common';
 import { run as rules } from './rules';
 
 /** Resolves 0 on Ctrl-C, 1 when the stream is lost. */
@@ -24,30 +24,35 @@ function untilInterruptOrLoss(stream: { destroy(): void; onClose(listener: () =>
 export const run: Record<string, Run> = {
   ...rules,
   async ps(p) {
-    if (flag(p, 'watch')) return liveTable(fleetTable);
-    const [result, { health }] = await Promise.all([request('fleet.list', {}), request('serve.status', {})]);
+    const narrow = machineOf(p);
+    if (flag(p, 'watch')) return liveTable(() => fleetTable(narrow));
+    const [result, { health }] = await Promise.all([request('fleet.list', narrow), request('serve.status', {})]);
     if (flag(p, 'json')) printJson(result);
-    else process.stdout.write(agentTable(result.agents) + '\n');
+    else process.stdout.write(agentTable(result.agents, Date.now(), result.machines) + '\n');
     // On stderr, so that what scripts read of stdout keeps its shape.
     for (const problem of health.problems) process.stderr.write(`paneflow: ${health.state}: ${problem}\n`);
     return 0;
   },
   async inbox(p) {
-    if (flag(p, 'watch')) return liveTable(inboxNow);
-    if (flag(p, 'json')) printJson(await request('fleet.inbox', {}));
-    else process.stdout.write((await inboxNow()) + '\n');
+    const narrow = machineOf(p);
+    if (flag(p, 'watch')) return liveTable(() => inboxNow(narrow));
+    if (flag(p, 'json')) printJson(await request('fleet.inbox', narrow));
+    else process.stdout.write((await inboxNow(narrow)) + '\n');
     return 0;
   },
   async answer(p) {
-    const target = await resolveOne(str(p, 'target'), scopeOf(p));
-    const item = (await request('fleet.inbox', {})).items.find((i) => i.surface_id === target.surface_id);
-    if (!item) throw new CliError(`not_waiting: surface ${target.surface_id} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
-    // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does.
-    const workspaceId = process.env.PANEFLOW_WORKSPACE_ID ?? item.workspace_id;
+    const target = await resolveOne(str(p, 'target'), whereOf(p));
+    const machine = target.machine ?? null;
+    const { items } = await request('fleet.inbox', { machine });
+    const item = items.find((i) => i.surface_id === target.surface_id && (i.machine ?? null) === machine);
+    if (!item) throw new CliError(`not_waiting: surface ${target.surface_id}${machine ? ` of ${machine}` : ''} is not waiting for you (see paneflow inbox)`, 1, 'not_waiting');
+    // Outside any pane a person answers what the inbox shows, in its own workspace, as the desktop does;
+    // a pane here is outside every workspace of another machine.
+    const workspaceId = (machine ? undefined : process.env.PANEFLOW_WORKSPACE_ID) ?? item.workspace_id;
     try {
       // A script that read the inbox names the prompt it saw (--seq): serve answers no other.
       const state_seq = flag<number>(p, 'seq') ?? item.state_seq;
-      const result = await request('surface.answer', { surface_id: item.surface_id, answer: str(p, 'answer'), state_seq, scope: scopeOf(p), workspace_id: workspaceId });
+      const result = await request('surface.answer', { ...targetOf(item), answer: str(p, 'answer'), state_seq, scope: scopeOf(p), workspace_id: workspaceId });
       printJson(result);
       return result.left_waiting ? 0 : 4;
     } catch (error) {
@@ -56,8 +61,8 @@ export const run: Record<string, Run> = {
     }
   },
   async status(p) {
-    const target = await resolveOne(str(p, 'target'), scopeOf(p));
-    const status = await request('surface.status', { surface_id: target.surface_id });
+    const target = await resolveOne(str(p, 'target'), whereOf(p));
+    const status = await request('surface.status', targetOf(target));
     if (flag(p, 'json')) printJson(status);
     else process.stdout.write(statusLine(status) + '\n');
     return 0;
@@ -74,13 +79,13 @@ export const run: Record<string, Run> = {
       timeoutS: flag<number>(p, 'timeout') ?? 300,
       any: !!flag(p, 'any'),
       all: !!flag(p, 'all'),
-      scope: scopeOf(p),
+      where: whereOf(p),
     });
   },
   async watch(p) {
     const selectors = flag<string[]>(p, 'surface') ?? [];
     const surfaces: number[] = [];
-    for (const selector of selectors) surfaces.push(...(await resolveSelector(selector, 'all', true)).map((s) => s.surface_id));
+    for (const selector of selectors) surfaces.push(...(await resolveSelector(selector, { scope: 'all' }, true)).map((s) => localPane(s, 'watch --surface')));
     const types = flag<string[]>(p, 'type') as EventType[] | undefined;
     const eventsOnly = !!flag(p, 'events-only');
     const params = { ...(selectors.length ? { surfaces } : {}), ...(types ? { types } : {}) };
@@ -109,12 +114,12 @@ export const run: Record<string, Run> = {
       return 0;
     }
     if (!flag(p, 'follow')) {
-      const { sessions } = await request('session.list', {});
+      const { sessions, machines } = await request('session.list', machineOf(p));
       const lost = !!flag(p, 'lost');
       const rows = lost ? sessions.filter((s) => s.lifecycle !== 'live' && s.lifecycle !== 'starting') : sessions;
-      if (flag(p, 'json')) printJson({ sessions: lost ? rows.map((row) => ({ ...row, why: endedBecause(row) })) : rows });
+      if (flag(p, 'json')) printJson({ sessions: lost ? rows.map((row) => ({ ...row, why: endedBecause(row) })) : rows, ...(machines ? { machines } : {}) });
       else if (lost && rows.length === 0) process.stdout.write('every session is running\n');
-      else process.stdout.write(sessionTable(rows, lost ? endedBecause : undefined) + '\n');
+      else process.stdout.write(sessionTable(rows, lost ? endedBecause : undefined, machines) + '\n');
       return 0;
     }
     // One line per transition, across losses of serve: it reconnects every second.

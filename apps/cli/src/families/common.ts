@@ -1,5 +1,8 @@
+import { isMachineName, MACHINE_NAME_PATTERN } from '@paneflow/protocol/machines';
 import type { Scope } from '@paneflow/protocol/wire';
-import { CliError } from '../errors';
+import { displayText } from '@paneflow/view';
+import { CliError, UsageError } from '../errors';
+import type { Where } from '../select';
 import type { Parsed } from '../usage';
 
 /** What every verb reads of its parsed words. */
@@ -10,6 +13,18 @@ export function scopeOf(parsed: Parsed): Scope {
   if (scope !== 'workspace' && scope !== 'all') throw new CliError(`--scope is workspace or all, not '${String(scope)}'`, 2);
   return scope;
 }
+
+/** A machine's name as a person typed it (`--machine`, `machine add NAME`): one the protocol takes, or a usage error before any request. */
+export function machineName(text: string, what = '--machine'): string {
+  if (!isMachineName(text)) throw new UsageError(`${what} needs a machine's name (${MACHINE_NAME_PATTERN}; see \`paneflow machine ls\`), not '${displayText(text)}'`);
+  return text;
+}
+
+/** `--machine NAME`, checked; absent, none. */
+export const machineOf = (parsed: Parsed): { machine?: string } => (parsed.flags.machine === undefined ? {} : { machine: machineName(String(parsed.flags.machine)) });
+
+/** Where a verb's selector resolves: its `--scope`, and its `--machine`. */
+export const whereOf = (parsed: Parsed): Where => ({ scope: scopeOf(parsed), ...machineOf(parsed) });
 
 export const str = (parsed: Parsed, name: string) => parsed.args[name] as string;
 export const flag = <T = string>(parsed: Parsed, name: string) => parsed.flags[name] as T | undefined;

@@ -4,8 +4,8 @@ import { changeText, DIFF_TONES, diffLines, digestLine, durationText, ENDING_TON
 import { CliError } from '../errors';
 import { request } from '../instance';
 import { colorOn, paint, printJson, table, type Cell } from '../output';
-import { resolveOne } from '../select';
-import { flag, scopeOf, str, type Run } from './common';
+import { resolveOne, targetOf, type Target } from '../select';
+import { flag, machineOf, str, whereOf, type Run } from './common';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -34,9 +34,9 @@ export function turnTable(turns: TurnRecord[], nowMs: number): string {
   );
 }
 
-/** A surface id for a selector, or none (every pane). */
-async function surfaceOf(target: string | undefined, parsed: Parameters<Run>[0]) {
-  return target === undefined ? undefined : (await resolveOne(target, scopeOf(parsed))).surface_id;
+/** The pane a selector names, or none: every pane (of `--machine`'s machine when it names one). */
+async function surfaceOf(target: string | undefined, parsed: Parameters<Run>[0]): Promise<Partial<Target>> {
+  return target === undefined ? machineOf(parsed) : targetOf(await resolveOne(target, whereOf(parsed)));
 }
 
 /** serve's "not found" for a turn is the verb's exit 3, as for a pane. */
@@ -54,13 +54,13 @@ export const run: Record<string, Run> = {
     const first = p.args.target as string | undefined;
     const second = p.args.prune_target as string | undefined;
     if (first === 'prune') {
-      printJson(await request('turn.prune', { surface_id: await surfaceOf(second, p) }));
+      printJson(await request('turn.prune', await surfaceOf(second, p)));
       return 0;
     }
     if (second !== undefined) throw new CliError(`'turns' takes one target, not '${second}' too (or: turns prune [target])`, 2);
     const since = sinceMs(flag(p, 'since'));
     const limit = flag<number>(p, 'limit');
-    const { turns } = await request('turn.list', { surface_id: await surfaceOf(first, p), since_ms: since, limit });
+    const { turns } = await request('turn.list', { ...(await surfaceOf(first, p)), since_ms: since, limit });
     if (flag(p, 'json')) printJson({ turns });
     else process.stdout.write(turnTable(turns, Date.now()) + '\n');
     return 0;
@@ -68,8 +68,8 @@ export const run: Record<string, Run> = {
   async diff(p) {
     const turn = flag<number>(p, 'turn');
     if (turn !== undefined && flag(p, 'last')) throw new CliError('--turn and --last cannot go together', 2);
-    const target = await resolveOne(str(p, 'target'), scopeOf(p));
-    const result = await orNotFound(request('turn.diff', { surface_id: target.surface_id, turn, stat: !!flag(p, 'stat') }));
+    const target = await resolveOne(str(p, 'target'), whereOf(p));
+    const result = await orNotFound(request('turn.diff', { ...targetOf(target), turn, stat: !!flag(p, 'stat') }));
     if (flag(p, 'json')) {
       printJson(result);
       return 0;
