@@ -101,5 +101,7 @@ export class FarTerminals implements TerminalPath {
     return outputStream(connection, null, (session, offset) => connection.request('machine.terminal', this.params('session.output', following(session, offset))));
   }
 
-  close(): void {}
+  close(): void {
+    // Nothing is kept open between calls: each call and each stream has a connection of its own.
+  }
 }
