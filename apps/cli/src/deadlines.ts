@@ -48,6 +48,12 @@ export function answerDeadlineMs(method: string, count = 1): number {
   return (SERVE_TAKES[method]?.(count) ?? HOST) + ANSWER_MARGIN_MS;
 }
 
+/** A request's as `request` (instance.ts) and the bridge (`rpc --stdio`) carry it: a `workspace.up` counts its panes. */
+export function requestDeadlineMs(method: string, params: unknown): number {
+  const panes = (params as { panes?: unknown } | null | undefined)?.panes;
+  return answerDeadlineMs(method, Array.isArray(panes) ? panes.length : undefined);
+}
+
 /** A restore's: every ended session (of the workspace) may be one of its candidates. */
 export function restoreDeadlineMs(sessions: SessionRow[], workspaceId: string | undefined): number {
   const ended = sessions.filter((s) => (s.lifecycle === 'exited' || s.lifecycle === 'failed' || s.lifecycle === 'lost') && (!workspaceId || s.workspace_id === workspaceId));
