@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { requestDeadlineMs } from '@paneflow/protocol/deadlines';
 import { splitMachineSelector } from '@paneflow/protocol/machines';
 import { MAX_SELECTOR_CHARS, selectorKind } from '@paneflow/protocol/selectors';
 import type { Scope } from '@paneflow/protocol/wire';
@@ -61,13 +62,12 @@ export async function resolveSelector(selector: string, where: Where, many = fal
   // Past the grammar's bound it names no pane, and is not worth a request.
   if (asked.length > MAX_SELECTOR_CHARS) throw new CliError(noMatchText(selector, false), 3, 'no_match');
   try {
-    const { surfaces } = await request('surface.resolve', {
-      selector: asked,
-      scope,
-      ...callerWorkspaceFor({ machine: far }, workspaceId),
-      ...(many ? { many } : {}),
-      ...(machine ? { machine } : {}),
-    });
+    const { surfaces } = await request(
+      'surface.resolve',
+      { selector: asked, scope, ...callerWorkspaceFor({ machine: far }, workspaceId), ...(many ? { many } : {}), ...(machine ? { machine } : {}) },
+      // The compact form goes to that machine as `--machine` does: as long a wait.
+      requestDeadlineMs('surface.resolve', { machine: far }),
+    );
     return surfaces;
   } catch (error) {
     if (error instanceof CliError && (error.reason === 'no_match' || error.reason === 'ambiguous')) {
