@@ -82,7 +82,8 @@ export async function queue(first: string | undefined, id: string | undefined, p
     printJson({ queues });
     return 0;
   }
-  const { surfaces } = await request('surface.list', { scope: 'all' });
+  // Queues are this machine's: so are the names beside them (another's ids may be the same).
+  const { surfaces } = await request('surface.list', { scope: 'all', machine: null });
   const names = new Map(surfaces.map((s) => [s.surface_id, s.name]));
   process.stdout.write(queueTable(queues, names, Date.now()) + '\n');
   return 0;

@@ -41,7 +41,7 @@ export async function restart(selector: string, options: { fresh: boolean; json:
 export async function restore(options: { workspace: string | undefined; json: boolean }): Promise<number> {
   await ensureInstance();
   const workspaceId = options.workspace === undefined ? undefined : await workspaceIdOf(options.workspace);
-  const [{ sessions }, { surfaces }] = await Promise.all([request('session.list', {}), request('surface.list', { scope: 'all' })]);
+  const [{ sessions }, { surfaces }] = await Promise.all([request('session.list', { machine: null }), request('surface.list', { scope: 'all', machine: null })]);
   const { restored } = await request('session.restore', workspaceId ? { workspace_id: workspaceId } : {}, restoreDeadlineMs(sessions, workspaceId));
   if (options.json) printJson({ restored });
   else if (restored.length === 0) process.stdout.write('nothing to restore: every agent pane is running\n');

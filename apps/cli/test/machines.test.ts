@@ -134,6 +134,10 @@ test("ps, sessions and ls --scope all show the far agent with a MACHINE column, 
   ]);
   // This workspace's panes alone, as before: no other machine's.
   expect(near.run(['ls', '--human']).stdout).not.toMatch(/MACHINE/);
+  // Stopping this instance stops this machine's sessions only: it counts no other's.
+  const stop = near.run(['stop']);
+  expect(stop.code).toBe(1);
+  expect(stop.stderr).toMatch(/^paneflow: refused: 1 session\(s\) live/);
 });
 
 test('read, send, status and answer reach the far pane by --machine and by @NAME:, never the pane of the same id here', async () => {
@@ -231,6 +235,8 @@ test("what a far machine's ssh says reaches the terminal cleaned: machine ls, an
 
 test("after its serve is killed the far machine's rows say it is not connected and how old they are; connected again once it is back", async () => {
   // While ssh is refused, the link cannot come back by itself: the not-connected rows hold still to be read.
+  const watch = near.start(['ps', '--watch']);
+  await watch.line((line) => /^far\s+\d+\s+worker/.test(line));
   ssh.refuse('me@far', 'ssh: connect to host far port 22: Connection refused');
   const holder = new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!;
   process.kill(holder.pid, 'SIGKILL');
@@ -245,6 +251,11 @@ test("after its serve is killed the far machine's rows say it is not connected a
   expect(json.agents.find((a) => a.machine === 'far')).toBeDefined();
   expect(json.machines.find((m) => m.name === 'far')!.state).toBe(down.state);
   expect(near.run(['machine', 'ls']).stdout).toMatch(/connect to host far port 22: Connection refused/);
+
+  // The live table redraws on the link's change alone: nothing changed on this machine.
+  await watch.line((line) => /^far \((reconnecting|offline) \d+s\)\s+\d+\s+worker/.test(line));
+  watch.child.kill('SIGINT');
+  expect(await watch.exited).toBe(0);
 
   ssh.reach('me@far', far);
   await until(() => machine('far')!.state === 'connected', 'far connected again', scaled(60_000));

@@ -39,7 +39,8 @@ export const run: Record<string, Run> = {
     return 0;
   },
   async stop(p) {
-    const live = await request('session.list', {})
+    // This machine's sessions: stopping it stops no other machine's.
+    const live = await request('session.list', { machine: null })
       .then((r) => r.sessions.filter((s) => s.live).map((s) => s.session))
       .catch(() => [] as string[]);
     if (live.length > 0 && !flag(p, 'force')) {
