@@ -170,6 +170,10 @@ test('read, send, status and answer reach the far pane by --machine and by @NAME
   const read = near.run(['read', 'worker', '--machine', 'far', '--json']).json<{ text: string }>();
   expect(read.text).toContain('ship the far permission');
   expect(near.run(['read', 'lead', '--raw']).stdout).not.toContain('ship the far permission');
+  const found = near.run(['search', '@far:worker', 'ship the far']).json<{ matches: Array<{ text: string }> }>();
+  expect(found.matches.length).toBeGreaterThan(0);
+  expect(near.run(['search', 'lead', 'ship the far']).json<{ matches: unknown[] }>().matches).toEqual([]);
+  expect(near.run(['focus', 'worker', '--machine', 'far']).json()).toMatchObject({ surface_id: farAgent });
   expect((await far.rpc('surface.read', { surface_id: farAgent, fenced: false })).text).toContain('allowed');
 
   // Its turn, waited for and listed there: this machine's agent has had none.
