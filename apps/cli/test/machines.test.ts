@@ -184,6 +184,10 @@ test('read, send, status and answer reach the far pane by --machine and by @NAME
   expect(turns.map((t) => t.prompt?.text)).toEqual(['ship the far permission']);
   expect(near.run(['turns', '--machine', 'far', '--json']).json<{ turns: unknown[] }>().turns).toHaveLength(1);
   expect(near.run(['turns', 'lead', '--json']).json<{ turns: unknown[] }>().turns).toEqual([]);
+  // Its pane is in no git work tree there: a turn with no change (exit 1), not "no such turn" (3) as here.
+  const diff = near.run(['diff', '@far:worker']);
+  expect(diff.code).toBe(1);
+  expect(near.run(['diff', 'lead']).code).toBe(3);
 
   // A name that is not there is that machine's "no match": exit 3.
   const missing = near.run(['read', '@far:nobody']);
@@ -200,6 +204,9 @@ test("a far instance with its scripting gate closed refuses a send from here: ex
   expect(refused.stdout).toBe('');
   const { text } = await locked.rpc('surface.read', { surface_id: lockedPane, fenced: false });
   expect(text).not.toContain('never typed');
+  const key = near.run(['key', String(lockedPane), 'x', '--machine', 'locked']);
+  expect(key.code).toBe(1);
+  expect(key.stderr).toMatch(/PANEFLOW_IPC_SCRIPTING/);
   // Reading is not gated there: the pane is reachable, only the write was refused.
   expect(near.run(['read', String(lockedPane), '--machine', 'locked', '--raw']).code).toBe(0);
 });
@@ -254,7 +261,8 @@ test("after its serve is killed the far machine's rows say it is not connected a
   const json = near.run(['ps', '--json']).json<{ agents: StatusObject[]; machines: MachineRow[] }>();
   expect(json.agents.find((a) => a.machine === 'far')).toBeDefined();
   expect(json.machines.find((m) => m.name === 'far')!.state).toBe(down.state);
-  expect(near.run(['machine', 'ls']).stdout).toMatch(/connect to host far port 22: Connection refused/);
+  // Its reason is the retry's, once the link has tried again: ssh's words.
+  await until(() => /reconnecting \d+s: ssh: connect to host far port 22: Connection refused/.test(near.run(['machine', 'ls']).stdout), "the retry's refusal in machine ls");
 
   // The live table redraws on the link's change alone: nothing changed on this machine.
   await watch.line((line) => /^far \((reconnecting|offline) \d+s\)\s+\d+\s+worker/.test(line));
@@ -270,6 +278,11 @@ test("after its serve is killed the far machine's rows say it is not connected a
 }, scaled(120_000));
 
 test('machine remove: out of config.json and every list; the MACHINE column goes with its rows; an unknown name exits 3', async () => {
+  // Before it goes: close reaches the far pane too, and leaves this machine's of the same id.
+  const closed = near.run(['close', 'worker', '--machine', 'far', '--force']);
+  expect(closed.code).toBe(0);
+  expect((await far.rpc('surface.list', { scope: 'all' })).surfaces).toEqual([]);
+  expect((await near.rpc('surface.status', { surface_id: nearAgent })).lifecycle).toBe('live');
   for (const name of ['far', 'locked']) {
     const removed = near.run(['machine', 'remove', name]);
     expect(removed.stderr).toBe('');
