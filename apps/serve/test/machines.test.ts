@@ -103,6 +103,10 @@ test('a far agent in the lists and frames here, marked with its machine; answere
   await until(async () => (await far.call('surface.status', { surface_id: surface })).state === 'finished', 'the far agent done, seen on the far side');
   const read = await here.call('surface.read', { surface_id: surface, machine: 'far', lines: 5, fenced: false });
   expect(read.text).toContain('done: deploy it');
+  // The digest asks each machine for the same window: the far turn is in this machine's digest.
+  const digest = await here.call('fleet.digest', { since_ms: Date.now() - 60_000 });
+  expect(digest.agents.find((a) => a.machine === 'far' && a.surface_id === surface)).toMatchObject({ turns: 1, last_prompt: 'deploy it' });
+  expect((await here.call('fleet.digest', { machine: null })).agents.every((a) => a.machine === null)).toBe(true);
   // A second answer to the same wait is the far serve's to refuse.
   expect(await refusal(here.call('surface.answer', { surface_id: surface, machine: 'far', answer: 'yes', state_seq: item.state_seq }))).toMatchObject({ code: ErrorCode.StateConflict });
   expect(await refusal(here.call('surface.status', { surface_id: surface, machine: 'nowhere' }))).toMatchObject({ code: ErrorCode.NotFound, reason: 'unknown_machine' });
