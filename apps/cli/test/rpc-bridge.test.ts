@@ -116,6 +116,27 @@ describe('against an instance with the gates closed', () => {
     expect(refused.error).toMatchObject({ code: ErrorCode.MethodNotFound, data: { reason: 'gate_closed' } });
   });
 
+  test("rpc.host: a terminal's host methods to this user's host (keys in order, output streamed), nothing else", async () => {
+    b = await ready();
+    const { surface_id } = await home.rpc('workspace.create', { name: 'terminal', cwd: home.dir });
+    const { session } = (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface_id)!;
+    const attached = request('at', 'rpc.host', { method: 'session.attach', params: { session, scrollback: 0 } });
+    b.send(attached);
+    const begin = (await b.answer('at')).result as { output_offset: number };
+    b.send(request('out', 'rpc.host', { method: 'session.output', params: { session, offset: begin.output_offset, follow: true } }));
+    await b.answer('out');
+    // The gate that closes serve's writes is serve's: a terminal's keyboard is the host's, as a face's is.
+    const keys = 'echo rpc-host-$((6*7))\r'.split('');
+    b.send(...keys.map((key, i) => request(`k${i}`, 'rpc.host', { method: 'session.input', params: { session, text: key, origin: 'user' } })));
+    await until(() => {
+      const text = framesOf(b, 'out').map((l) => (l.params!.frame as { type: string; data?: string }).data ?? '').map((data) => Buffer.from(data, 'base64').toString('utf8')).join('');
+      return text.includes('rpc-host-42') || null;
+    }, 'the typed command echoed and run, its output streamed');
+    b.send(request('kill', 'rpc.host', { method: 'session.kill', params: { session } }), request('bad', 'rpc.host', { method: 'session.input' }));
+    expect((await b.answer('kill')).error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('carries only session.attach') });
+    expect((await b.answer('bad')).error).toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
   test('events.subscribe: its answer, then rpc.frame for each real change; rpc.cancel ends it, and no frame of it follows', async () => {
     b = await ready();
     const before = await subscribers(home);
