@@ -5,7 +5,7 @@
 import { connectHost, readHostSecret } from '@paneflow/instance';
 import { ErrorCode, type MachineRow, type RpcError } from '@paneflow/protocol';
 import { CLI, fakeSsh, scaled, until, type FakeSsh } from '@paneflow/testing';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, startInstance, waitUntilGone, type EventStream, type Frame, type Instance } from './helpers';
 
@@ -144,20 +144,26 @@ test('a gap: the far serve dies and the link cannot get back while an agent begi
   far.servePid = JSON.parse(readFileSync(join(far.env.PANEFLOW_HOME!, 'serve/owner.lock'), 'utf8')).pid;
 });
 
-test('a machine that never answers, one that refuses and one without Paneflow: each says why, and no list waits on them', async () => {
+test('a machine that never answers, one that refuses, one without Paneflow and one of another protocol: each says why, and no list waits on them', async () => {
   ssh.set('slow', { behaviour: 'hang' });
   ssh.set('closed', { behaviour: 'refuse' });
   ssh.set('bare', { env: { PATH: '/usr/bin:/bin', HOME: far.env.HOME! } });
+  // A Paneflow of a later protocol there: its bridge's hello, as it would say it.
+  const later = join(far.dir, 'later');
+  mkdirSync(later);
+  writeFileSync(join(later, 'paneflow'), `#!/bin/sh\necho '{"jsonrpc":"2.0","method":"rpc.hello","params":{"name":"paneflow-rpc","version":"9.9.9","protocol":99}}'\nexec cat >/dev/null\n`, { mode: 0o755 });
+  ssh.set('later', { env: { PATH: `${later}:/usr/bin:/bin`, HOME: far.env.HOME! } });
   const mark = events.mark;
-  for (const name of ['slow', 'closed', 'bare']) await here.call('machine.add', { name, destination: name });
+  for (const name of ['slow', 'closed', 'bare', 'later']) await here.call('machine.add', { name, destination: name });
   // While `slow` hangs in its connect, every list answers from what this serve has.
   const listed = await here.call('fleet.list', {});
   expect(listed.machines?.find((m) => m.name === 'slow')).toMatchObject({ state: 'connecting', last_seen_ms: null, agents: 0 });
   await events.next(machineIs('closed', (m) => m.state === 'offline' && m.reason === 'ssh: connect to host closed port 22: Connection refused'), mark);
+  await events.next(machineIs('later', (m) => m.state === 'offline' && m.reason === 'later runs Paneflow 9.9.9 (protocol 99); this one speaks protocol 1: update one of them'), mark);
   await events.next(machineIs('bare', (m) => m.state === 'offline' && /^Paneflow is not installed on bare \(or not on its login's PATH; see --remote-command\): .*paneflow: (command )?not found/.test(m.reason ?? '')), mark);
   // ConnectTimeout=10 is the link's: the hung connect ends as ssh says it does.
   await events.next(machineIs('slow', (m) => m.state === 'offline' && /Connection timed out/.test(m.reason ?? '')), mark, scaled(40_000));
-  for (const name of ['slow', 'closed', 'bare']) await here.call('machine.remove', { name });
+  for (const name of ['slow', 'closed', 'bare', 'later']) await here.call('machine.remove', { name });
   expect((await here.call('machine.list', {})).machines.map((m) => m.name)).toEqual(['far']);
 });
 
