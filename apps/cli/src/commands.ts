@@ -145,8 +145,10 @@ export const VERBS: VerbSpec[] = [
     flags: {
       since: { kind: 'string', value: 'WHEN', help: 'from then (90s, 30m, 2h, 3d, or a date); default: when you last looked (an ack, attach, the web face)' },
       ...JSON_FLAG,
+      ...MACHINE_ROWS,
     },
     example: 'paneflow digest --since 8h',
+    details: "Other machines' agents too, each machine asked for the same window (one that does not answer in a few seconds is left out), with a MACHINE column as in ps.",
     family: 'turns',
   },
   {

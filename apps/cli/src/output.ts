@@ -55,7 +55,7 @@ export function table(header: string[], rows: Cell[][]): string {
  * whose each row is (`-` for this one) and, for a machine whose link is not up, how old its row is
  * (`gpu1 (offline 3m)`, in red). Without other machines' rows the table is as it always was.
  */
-function withMachines(header: string[], rows: Cell[][], owners: Array<{ machine?: string | null }>, machines: readonly MachineRow[] = [], nowMs = Date.now()): string {
+export function withMachines(header: string[], rows: Cell[][], owners: Array<{ machine?: string | null }>, machines: readonly MachineRow[] = [], nowMs = Date.now()): string {
   if (!owners.some((o) => o.machine)) return table(header, rows);
   const cell = ({ machine }: { machine?: string | null }): Cell => {
     const link = machines.find((m) => m.name === machine);

@@ -1,14 +1,13 @@
 // Many machines from the CLI (issue 32): `machine add|ls|remove`, the far agents in ps, inbox and
 // sessions, their panes as targets (--machine NAME, @NAME:SEL), the far side's own gates, and a
 // far machine that hangs or goes away. Three real instances on this machine: "near", the one the
-// CLI talks to, and two "far" ones its serve reaches through a fake ssh (./far-machines.ts) that
-// runs `paneflow rpc --stdio` in their homes, as sshd would run it on theirs.
+// CLI talks to, and two "far" ones its serve reaches through libs/testing's fake ssh, which runs
+// `paneflow rpc --stdio` in their homes, as sshd would run it on theirs.
 import { LockFile } from '@paneflow/instance';
 import { InboxItem, MachineRow, SessionRow, StatusObject, validate } from '@paneflow/protocol';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, scaled, until, type Home } from '@paneflow/testing';
-import { fakeSsh, type FakeSsh } from './far-machines';
+import { fakeSsh, homeDestination, makeHome, scaled, until, type FakeSsh, type Home } from '@paneflow/testing';
 
 jest.setTimeout(scaled(90_000));
 
@@ -28,6 +27,13 @@ let nearAgent: number;
 let farAgent: number;
 let lockedPane: number;
 
+/** A far home as a destination, its gates in its login's environment: a far serve the bridge starts again has them. */
+function reach(home: Home) {
+  const destination = homeDestination(home);
+  const gates = Object.fromEntries(Object.entries(home.env).filter(([key]) => key.startsWith('PANEFLOW_IPC_'))) as Record<string, string>;
+  return { ...destination, env: { ...destination.env, ...gates } };
+}
+
 const machines = () => near.run(['machine', 'ls', '--json']).json<{ machines: MachineRow[] }>().machines;
 const machine = (name: string) => machines().find((m) => m.name === name);
 const inboxItems = () => near.run(['inbox', '--json']).json<{ items: InboxItem[] }>().items;
@@ -39,9 +45,8 @@ beforeAll(async () => {
   far = makeHome(GATES);
   // Its scripting gate closed: it refuses writes, whoever asks.
   locked = makeHome();
-  ssh = fakeSsh(near);
-  ssh.reach('me@far', far);
-  ssh.reach('me@locked', locked);
+  // Near's serve finds it first on its PATH (near's bin).
+  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': reach(far), 'me@locked': reach(locked), 'me@slow': { behaviour: 'hang' } });
   for (const home of [near, far, locked]) expect(home.run(['start']).code).toBe(0);
   nearAgent = (await near.rpc('workspace.up', { name: 'here', layout: 'even_h', panes: [agentPane('lead', near)] })).surfaces[0].surface_id;
   farAgent = (await far.rpc('workspace.up', { name: 'there', layout: 'even_h', panes: [agentPane('worker', far)] })).surfaces[0].surface_id;
@@ -184,6 +189,10 @@ test('read, send, status and answer reach the far pane by --machine and by @NAME
   expect(turns.map((t) => t.prompt?.text)).toEqual(['ship the far permission']);
   expect(near.run(['turns', '--machine', 'far', '--json']).json<{ turns: unknown[] }>().turns).toHaveLength(1);
   expect(near.run(['turns', 'lead', '--json']).json<{ turns: unknown[] }>().turns).toEqual([]);
+  const digest = rows(near.run(['digest', '--since', '1h']).stdout).slice(1);
+  expect(digest[0].slice(0, 3)).toEqual(['MACHINE', 'ID', 'NAME']);
+  expect(digest.find((r) => r[0] === 'far')?.[2]).toBe('worker');
+  expect(near.run(['digest', '--since', '1h', '--machine', 'far', '--json']).json<{ agents: Array<{ machine: string | null }> }>().agents.map((a) => a.machine)).toEqual(['far']);
   // Its pane is in no git work tree there: a turn with no change (exit 1), not "no such turn" (3) as here.
   const diff = near.run(['diff', '@far:worker']);
   expect(diff.code).toBe(1);
@@ -212,7 +221,6 @@ test("a far instance with its scripting gate closed refuses a send from here: ex
 });
 
 test("a machine whose ssh never answers leaves ps answering at once; a request for its pane is refused, not waited on", async () => {
-  ssh.hang('me@slow');
   expect(near.run(['machine', 'add', 'slow', 'me@slow']).code).toBe(0);
   // Every answer below comes while slow is still connecting: none of them waited for it.
   const ps = near.run(['ps', '--json']).json<{ agents: StatusObject[]; machines: MachineRow[] }>();
@@ -228,15 +236,16 @@ test("a machine whose ssh never answers leaves ps answering at once; a request f
 });
 
 test("what a far machine's ssh says reaches the terminal cleaned: machine ls, and the refusal of a request", async () => {
-  ssh.refuse('me@evil', 'Permission denied \x1b]0;pwned\x07\x1b[2J(publickey).');
-  expect(near.run(['machine', 'add', 'evil', 'me@evil']).code).toBe(0);
+  // A destination ssh cannot resolve, with controls in it: ssh's stderr quotes them back.
+  const evil = 'me@evil\x1b]0;pwned\x07\x1b[2J';
+  expect(near.run(['machine', 'add', 'evil', evil]).code).toBe(0);
   const row = await until(() => (machine('evil')?.reason ? machine('evil') : null), 'the refusal seen');
   expect(row.state).toBe('offline');
   expect(row.reason).toContain('\x1b]0;pwned');
   const table = near.run(['machine', 'ls']).stdout;
   expect(table).not.toMatch(RAW_CONTROL);
   expect(table).toContain('offline');
-  expect(table).toContain('Permission denied ^[]0;pwned^G^[[2J(publickey).');
+  expect(table).toContain('Could not resolve hostname evil^[]0;pwned^G^[[2J: Name or service not known');
   const refused = near.run(['status', '1', '--machine', 'evil']);
   expect(refused.code).toBe(1);
   expect(refused.stderr).not.toMatch(RAW_CONTROL);
@@ -248,7 +257,7 @@ test("after its serve is killed the far machine's rows say it is not connected a
   // While ssh is refused, the link cannot come back by itself: the not-connected rows hold still to be read.
   const watch = near.start(['ps', '--watch']);
   await watch.line((line) => /^far\s+\d+\s+worker/.test(line));
-  ssh.refuse('me@far', 'ssh: connect to host far port 22: Connection refused');
+  ssh.set('me@far', { behaviour: 'refuse' });
   const holder = new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!;
   process.kill(holder.pid, 'SIGKILL');
   const down = await until(() => (['reconnecting', 'offline'].includes(machine('far')!.state) ? machine('far') : null), 'far not connected');
@@ -269,7 +278,7 @@ test("after its serve is killed the far machine's rows say it is not connected a
   watch.child.kill('SIGINT');
   expect(await watch.exited).toBe(0);
 
-  ssh.reach('me@far', far);
+  ssh.set('me@far', reach(far));
   await until(() => machine('far')!.state === 'connected', 'far connected again', scaled(60_000));
   // The bridge started the far serve again: a new process holds its lock.
   expect(new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!.pid).not.toBe(holder.pid);

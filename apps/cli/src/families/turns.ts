@@ -3,7 +3,7 @@ import type { TurnRecord } from '@paneflow/protocol/turns';
 import { changeText, DIFF_TONES, diffLines, digestLine, durationText, ENDING_TONES, endingText, fileLineText, promptLine, tokensText, turnMs, type Tone } from '@paneflow/view';
 import { CliError } from '../errors';
 import { request } from '../instance';
-import { colorOn, paint, printJson, table, type Cell } from '../output';
+import { colorOn, paint, printJson, table, withMachines, type Cell } from '../output';
 import { resolveOne, targetOf, type Target } from '../select';
 import { flag, machineOf, str, whereOf, type Run } from './common';
 
@@ -84,7 +84,7 @@ export const run: Record<string, Run> = {
     return 0;
   },
   async digest(p) {
-    const result = await request('fleet.digest', { since_ms: sinceMs(flag(p, 'since')) });
+    const result = await request('fleet.digest', { since_ms: sinceMs(flag(p, 'since')), ...machineOf(p) });
     if (flag(p, 'json')) {
       printJson(result);
       return 0;
@@ -93,7 +93,10 @@ export const run: Record<string, Run> = {
     const why = given ? '' : result.looked_at_ms === result.since_ms ? ' (when you last looked)' : ' (the last 24 hours: you have not looked yet)';
     process.stdout.write(`since ${new Date(result.since_ms).toLocaleString()}${why}\n`);
     if (result.agents.length === 0) process.stdout.write('nothing happened\n');
-    else process.stdout.write(table(['ID', 'NAME', 'AGENT', 'WHAT HAPPENED', 'LAST PROMPT'], result.agents.map((a) => [String(a.surface_id), a.pane_name ?? '-', a.runtime_id ?? '-', digestLine(a), promptLine(a.last_prompt, 40)])) + '\n');
+    else {
+      const rows = result.agents.map((a) => [String(a.surface_id), a.pane_name ?? '-', a.runtime_id ?? '-', digestLine(a), promptLine(a.last_prompt, 40)]);
+      process.stdout.write(withMachines(['ID', 'NAME', 'AGENT', 'WHAT HAPPENED', 'LAST PROMPT'], rows, result.agents, result.machines) + '\n');
+    }
     return 0;
   },
 };
