@@ -99,6 +99,20 @@ test('machine add writes config.json and the link goes connecting → connected;
   expect(config(near).machines!.far).toEqual({ destination: 'me@far' });
 });
 
+test('--ssh-option and --remote-command reach ssh as given, and are kept in config.json', async () => {
+  const paneflow = join(far.dir, 'bin/paneflow');
+  const added = near.run(['machine', 'add', 'via', 'me@far', '--ssh-option', 'Port=2222', '--ssh-option', 'ConnectTimeout=5', '--remote-command', paneflow]);
+  expect(added.code).toBe(0);
+  expect(config(near).machines!.via).toEqual({ destination: 'me@far', ssh_options: ['Port=2222', 'ConnectTimeout=5'], remote_command: paneflow });
+  await until(() => machine('via')?.state === 'connected', 'via connected');
+  const call = ssh.calls().find((c) => c.options.some(([flag, value]) => flag === 'o' && value === 'Port=2222'))!;
+  expect(call.destination).toBe('me@far');
+  expect(call.options).toContainEqual(['o', 'ConnectTimeout=5']);
+  expect(call.command).toBe(`${paneflow} rpc --stdio`);
+  expect(near.run(['machine', 'remove', 'via']).code).toBe(0);
+  expect(machine('via')).toBeUndefined();
+});
+
 test("ps, sessions and ls --scope all show the far agent with a MACHINE column, and JSON says each row's machine", async () => {
   const ps = rows(near.run(['ps']).stdout);
   expect(ps[0].slice(0, 3)).toEqual(['MACHINE', 'ID', 'NAME']);
