@@ -5,3 +5,4 @@ export * from './text';
 export * from './scrollback';
 export * from './turns';
 export * from './supervision';
+export * from './machines';
