@@ -53,7 +53,9 @@ export const VERBS: VerbSpec[] = [
     name: 'attach',
     summary: 'Work in a workspace from this terminal: its panes, and every agent’s turn beside them, until detached (prefix d).',
     args: [{ name: 'workspace', optional: true }],
-    flags: {},
+    flags: {
+      machine: { kind: 'string', value: 'NAME', help: 'a workspace of that machine (`paneflow machine ls`), through this serve’s ssh link to it' },
+    },
     example: 'paneflow attach api',
     details:
       'workspace: a name or a zero-based index (default: the active one). The prefix key (ctrl-b unless `attach.prefix` in the\nconfig says otherwise) then ? shows the keys. Detaching, or closing the terminal, leaves every session running.',

@@ -3,13 +3,13 @@
 // a serve restart never interrupts a terminal. The desktop (Electron's main process and the
 // browser test harness) and `paneflow attach` use it. It connects only to sockets that are the
 // user's own (checkSocketPath), and says hello to the host with the host's secret.
-import { callChecked, connectChecked, connectHost } from '@paneflow/instance/connect';
+import { callChecked, connectChecked } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import { ErrorCode } from '@paneflow/protocol/errors';
-import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodTable, ParamsOf } from '@paneflow/protocol/schema';
 import type { RpcConnection } from '@paneflow/rpc/client';
+import { FarTerminals, LocalTerminals, type OutputStream, type TerminalPath } from './terminals';
 
 /** How long a lost output stream waits before it attaches again. */
 export const REATTACH_MS = 500;
@@ -30,22 +30,30 @@ export interface MirrorSink {
 }
 
 export class InstanceClient {
-  private host: Promise<RpcConnection<HostMethods>> | null = null;
+  private readonly terminals: TerminalPath;
   private readonly subscriptions = new Map<number, RpcConnection<PublicMethods>>();
   private readonly mirrors = new Map<string, { stop: () => void }>();
   private nextId = 1;
   private closed = false;
 
-  /** `face` names this client to the host (`desktop`, `web`, `attach`): the turn ledger says which face answered a question. */
+  /**
+   * `face` names this client to the host (`desktop`, `web`, `attach`): the turn ledger says which
+   * face answered a question. With `machine`, the client works in that machine's instance through
+   * this serve's link (issue 32): its model, events and terminals are that machine's.
+   */
   constructor(
     private readonly endpoints: Endpoints,
-    private readonly face = 'desktop',
-  ) {}
+    face = 'desktop',
+    readonly machine: string | null = null,
+  ) {
+    this.terminals = machine ? new FarTerminals(endpoints, machine) : new LocalTerminals(endpoints, face);
+  }
 
-  /** One request to serve. */
+  /** One request to serve (the far machine's, through this one's, when the client is a machine's). */
   request(method: string, params: unknown): Promise<unknown> {
     // Typed as any method of any table: as `PublicMethods` the result would be the union of every
     // method's result, which costs the type checker seconds to relate to `unknown`.
+    if (this.machine) return callChecked<MethodTable, string>(this.endpoints.publicSocket, 'machine.call', { machine: this.machine, method, params });
     return callChecked<MethodTable, string>(this.endpoints.publicSocket, method, params);
   }
 
@@ -65,7 +73,8 @@ export class InstanceClient {
       if (this.subscriptions.delete(id)) onEnd(id);
     });
     try {
-      await connection.request('events.subscribe', params);
+      if (this.machine) await connection.request('machine.subscribe', { machine: this.machine, params });
+      else await connection.request('events.subscribe', params);
     } catch (error) {
       connection.destroy();
       throw error;
@@ -80,35 +89,17 @@ export class InstanceClient {
     connection?.destroy();
   }
 
-  /** The one control connection to the host, shared by every call; made again once it drops. */
-  private hostConnection(): Promise<RpcConnection<HostMethods>> {
-    if (!this.host) {
-      const opening = (async () => {
-        const { connection } = await connectHost(this.endpoints, this.face);
-        connection.onClose(() => {
-          if (this.host === opening) this.host = null;
-        });
-        return connection;
-      })();
-      this.host = opening;
-      opening.catch(() => {
-        if (this.host === opening) this.host = null;
-      });
-    }
-    return this.host;
-  }
-
   /**
    * Keyboard input: origin `user`, which is what acknowledges done and error (§1.2). Never
    * queued. A `paste` is bracketed by the host when the program asked for bracketed paste.
    */
   async input(session: string, text: string, options: { paste?: boolean } = {}): Promise<void> {
     if (!this.mirrors.has(session)) throw new Error(`session ${session} is not attached; input is not queued`);
-    await (await this.hostConnection()).request('session.input', { session, text, origin: 'user', ...(options.paste ? { paste: true } : {}) });
+    await this.terminals.call('session.input', { session, text, origin: 'user', ...(options.paste ? { paste: true } : {}) });
   }
 
   async resize(session: string, cols: number, rows: number): Promise<void> {
-    await (await this.hostConnection()).request('session.resize', { session, cols, rows });
+    await this.terminals.call('session.resize', { session, cols, rows });
   }
 
   /**
@@ -119,7 +110,7 @@ export class InstanceClient {
    */
   attach(session: string, sink: MirrorSink, scrollback?: number): void {
     this.detach(session);
-    let stream: RpcConnection<HostMethods> | null = null;
+    let stream: OutputStream | null = null;
     let timer: NodeJS.Timeout | null = null;
     let stopped = false;
     let attempt = 0;
@@ -136,28 +127,24 @@ export class InstanceClient {
     const start = async () => {
       const mine = attempt;
       try {
-        const host = await this.hostConnection();
-        const { connection: own, hello } = await connectHost(this.endpoints, 'desktop-mirror');
+        const own = await this.terminals.openStream();
         stream = own;
         own.onClose(() => retry(mine));
         // Another host instance: the session is gone with the old one, unless it was restarted there.
-        replaced = instance !== null && hello.instance !== instance;
+        replaced = instance !== null && own.instance !== null && own.instance !== instance;
         // A screen whose checkpoint passes the host's cap (-32022) is mirrored without its scrollback.
-        const begin = await host
-          .request('session.attach', { session, ...(scrollback !== undefined ? { scrollback } : {}) })
-          .catch((error: { code?: number }) => (error.code === ErrorCode.CheckpointTooLarge ? host.request('session.attach', { session, scrollback: 0 }) : Promise.reject(error)));
+        const begin = await this.terminals
+          .call('session.attach', { session, ...(scrollback !== undefined ? { scrollback } : {}) })
+          .catch((error: { code?: number }) => (error.code === ErrorCode.CheckpointTooLarge ? this.terminals.call('session.attach', { session, scrollback: 0 }) : Promise.reject(error)));
         if (stopped || mine !== attempt) return own.destroy();
         instance = begin.instance;
         replaced = false;
         sink.reset(begin);
-        own.onFrame((frame) => {
-          const output = frame as OutputFrame;
+        await own.follow(session, begin.output_offset, (output) => {
           if (output.type === 'output_data') sink.data(output.data);
           else if (output.type === 'output_resized') sink.resized({ cols: output.cols, rows: output.rows });
           else if (output.type === 'output_evicted' || output.type === 'output_end') own.destroy();
         });
-        // A closed socket is what tells a mirror its stream is gone; keepalives would only wake it.
-        await own.request('session.output', { session, offset: begin.output_offset, follow: true, keepalive: false });
         sink.state('attached');
       } catch {
         retry(mine);
@@ -178,7 +165,7 @@ export class InstanceClient {
    * them: what a face reads deep history from without keeping it in its mirror.
    */
   async history(session: string, scrollback: number): Promise<{ checkpoint: string; cols: number; rows: number; scrollback_rows: number }> {
-    return (await this.hostConnection()).request('session.attach', { session, scrollback });
+    return this.terminals.call('session.attach', { session, scrollback });
   }
 
   detach(session: string): void {
@@ -195,6 +182,6 @@ export class InstanceClient {
   close(): void {
     this.closed = true;
     this.reset();
-    void this.host?.then((connection) => connection.destroy(), () => undefined);
+    this.terminals.close();
   }
 }

@@ -89,6 +89,13 @@ export function splitMachineSelector(selector: string): { machine: string; selec
  * stream ended; `BRIDGE_CANCEL` (a request) ends one. The bridge exits when stdin ends.
  */
 export const BRIDGE_HELLO = 'rpc.hello';
+/**
+ * A request to the far host (`{method, params}`), for a face that shows a far pane's terminal
+ * (`machine.terminal`): only `TERMINAL_METHODS`; `session.output` with `follow` streams its
+ * frames as an events stream does. The bridge runs as the far user and says hello to its own
+ * host with its own secret.
+ */
+export const BRIDGE_HOST = 'rpc.host';
 export const BRIDGE_FRAME = 'rpc.frame';
 export const BRIDGE_END = 'rpc.end';
 export const BRIDGE_CANCEL = 'rpc.cancel';
@@ -97,6 +104,10 @@ export interface BridgeHello {
   version: string;
   protocol: number;
 }
+
+/** What a face may ask of a far host: a terminal's checkpoint, its output, keyboard input and size. */
+export const TERMINAL_METHODS = ['session.attach', 'session.output', 'session.input', 'session.resize'] as const;
+export type TerminalMethod = (typeof TERMINAL_METHODS)[number];
 
 /** ssh options every link adds (the user's own config is read first and still applies). */
 export const LINK_SSH_OPTIONS = ['BatchMode=yes', 'ServerAliveInterval=10', 'ServerAliveCountMax=3', 'ConnectTimeout=10'] as const;

@@ -5,7 +5,7 @@ import { ACTIVITY_LOG_ENTRIES, MAX_KEYSTROKE_CHARS, PID_MAX, TURNS_KEPT } from '
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
-import { MachineFilter, MachineRow, MachineSpec, MachineName, RoutedTarget } from './machines';
+import { MachineFilter, MachineRow, MachineSpec, MachineName, RoutedTarget, TERMINAL_METHODS, type TerminalMethod } from './machines';
 import { method, type MethodSpec } from './schema';
 import { MAX_SELECTOR_CHARS, SELECTOR_STAGES, type SelectorStage } from './selectors';
 import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
@@ -393,6 +393,34 @@ export const PublicMethods = {
   'machine.list': method(Empty, Type.Object({ machines: Type.Array(MachineRow) })),
   'machine.add': method(Type.Object({ name: MachineName, ...MachineSpec.properties }, closed), Type.Object({ machine: MachineRow })),
   'machine.remove': method(Type.Object({ name: MachineName }, closed), Type.Object({ removed: MachineName })),
+  /**
+   * A face working in another machine's workspace (`paneflow attach --machine`): `machine.call`
+   * carries any public method (not a stream: `machine.subscribe` carries `events.subscribe`)
+   * to that machine's serve, answered under its gates; `machine.terminal` carries a terminal's
+   * host methods (`TERMINAL_METHODS`; `session.output` with `follow` streams) to its host, as the
+   * far user's keyboard — so only a caller that holds this machine's host secret may, as only such
+   * a caller may type into a pane here.
+   */
+  'machine.call': method(
+    Type.Object({ machine: MachineName, method: Type.String({ pattern: '^[a-z_]+\\.[a-z_.]+$', maxLength: 64 }), params: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, closed),
+    Type.Unknown(),
+  ),
+  'machine.subscribe': method(
+    Type.Object({ machine: MachineName, params: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, closed),
+    Type.Object({ type: Type.Literal('subscribed'), surfaces: nullable(Type.Array(SurfaceId)), types: nullable(Type.Array(Type.String())) }),
+  ),
+  'machine.terminal': method(
+    Type.Object(
+      {
+        machine: MachineName,
+        host_secret: Type.String({ minLength: 1, maxLength: 256 }),
+        method: Type.Unsafe<TerminalMethod>(Type.Union(TERMINAL_METHODS.map((name) => Type.Literal(name)))),
+        params: Type.Record(Type.String(), Type.Unknown()),
+      },
+      closed,
+    ),
+    Type.Unknown(),
+  ),
   'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(
     Type.Object(

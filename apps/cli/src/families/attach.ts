@@ -4,5 +4,5 @@ import { attach } from '../attach/attach';
 import type { Run } from './common';
 
 export const run: Record<string, Run> = {
-  attach: (p) => attach(p.args.workspace as string | undefined),
+  attach: (p) => attach(p.args.workspace as string | undefined, p.flags.machine as string | undefined),
 };

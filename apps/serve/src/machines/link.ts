@@ -144,21 +144,27 @@ export class MachineLink {
     });
   }
 
-  /** An `events.subscribe` on the far side: its frames go to `stream` until it ends. */
-  async subscribe(params: unknown, stream: RemoteStream): Promise<() => void> {
+  /**
+   * A stream on the far side (`events.subscribe`, or a host's `session.output` through
+   * `BRIDGE_HOST`): its frames go to `stream` until it ends. Resolves with the far answer and a
+   * cancel.
+   */
+  async stream(method: string, params: unknown, stream: RemoteStream): Promise<{ result: unknown; cancel: () => void }> {
     // The request below takes this id: its frames name it as their stream.
     const id = this.nextId;
     this.streams.set(id, stream);
+    let result: unknown;
     try {
-      await this.request('events.subscribe', params);
+      result = await this.request(method, params);
     } catch (error) {
       this.streams.delete(id);
       throw error;
     }
-    return () => {
+    const cancel = () => {
       if (!this.streams.delete(id)) return;
       this.request(BRIDGE_CANCEL, { stream: id }).catch(() => undefined);
     };
+    return { result, cancel };
   }
 
   private offline(): RpcError {

@@ -29,7 +29,6 @@ interface Picture {
 export class RemoteMachine {
   readonly link: MachineLink;
   private picture: Picture | null = null;
-  private unsubscribe: (() => void) | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
   private again = false;
@@ -64,7 +63,6 @@ export class RemoteMachine {
   stop(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = null;
-    this.unsubscribe = null;
     this.link.stop();
   }
 
@@ -99,7 +97,9 @@ export class RemoteMachine {
   private async follow() {
     this.afterGap = this.picture !== null;
     try {
-      this.unsubscribe = await this.link.subscribe(
+      // Ended with the link (stop, or a drop): never cancelled on its own.
+      await this.link.stream(
+        'events.subscribe',
         { types: [...FOLLOWED], heartbeat: false },
         {
           frame: (frame) => this.onFrame(frame),
