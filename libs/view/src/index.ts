@@ -6,3 +6,4 @@ export * from './scrollback';
 export * from './turns';
 export * from './supervision';
 export * from './machines';
+export * from './far';
