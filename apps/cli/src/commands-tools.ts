@@ -145,4 +145,14 @@ export const TOOL_VERBS: VerbSpec[] = [
   },
   ...hostVerbs,
   ...serveVerbs,
+  {
+    name: 'rpc',
+    summary: "Carry newline-delimited JSON-RPC between stdin/stdout and this machine's serve: another machine's Paneflow runs it over ssh.",
+    args: [],
+    flags: { stdio: { kind: 'boolean', help: 'speak on stdin and stdout (its one transport, required)' } },
+    example: 'ssh devbox paneflow rpc --stdio',
+    details:
+      'Starts the instance if needed, then says hello (rpc.hello) before anything else; each request goes to serve on a connection of its own\nand its answer comes back with its id, any number at once; an events.subscribe\'s frames follow as rpc.frame, its end as rpc.end,\nand rpc.cancel ends one. Exits 0 when stdin ends; 1, with one line on stderr and no hello, when the instance cannot start.',
+    family: 'bridge',
+  },
 ];

@@ -5,7 +5,7 @@ import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { type RpcConnection, UnreachableError } from '@paneflow/rpc/client';
-import { answerDeadlineMs, routedDeadlineMs } from '@paneflow/protocol/deadlines';
+import { requestDeadlineMs } from '@paneflow/protocol/deadlines';
 import { CliError } from './errors';
 
 let endpoints: Endpoints | null = null;
@@ -35,13 +35,12 @@ export function explain(error: unknown): CliError {
 
 /**
  * One request to serve, on a connection of its own, to a socket that is the user's own
- * (checkSocketPath), waiting as long as serve may take to answer it (`answerDeadlineMs`).
+ * (checkSocketPath), waiting as long as serve may take to answer it (`requestDeadlineMs`).
  */
 export async function request<M extends MethodName<PublicMethods>>(
   method: M,
   params: ParamsOf<PublicMethods, M>,
-  // A pane of another machine: that machine's serve takes as long, and the link adds its way.
-  timeoutMs = ((params as { machine?: unknown }).machine ? routedDeadlineMs : answerDeadlineMs)(method, (params as { panes?: unknown[] }).panes?.length),
+  timeoutMs = requestDeadlineMs(method, params),
 ): Promise<ResultOf<PublicMethods, M>> {
   try {
     return await callChecked<PublicMethods, M>(instanceEndpoints().publicSocket, method, params, { timeoutMs });

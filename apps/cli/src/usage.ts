@@ -27,7 +27,7 @@ export function wholeNumber(what: string, text: string, { min = 0, max = Number.
 }
 
 /** Which bundle carries a verb: a call loads only its own (apps/cli/README.md). */
-export type Family = 'panes' | 'agents' | 'turns' | 'instance' | 'osc' | 'integrations' | 'specs' | 'attach' | 'web' | 'doctor' | 'check';
+export type Family = 'panes' | 'agents' | 'turns' | 'instance' | 'osc' | 'integrations' | 'specs' | 'attach' | 'web' | 'doctor' | 'check' | 'bridge';
 
 export interface VerbSpec {
   /** One word, or two for a verb of a group (`host start`). */

@@ -3,7 +3,7 @@
 import { callChecked, connectChecked, connectHost, readHostSecret } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
-import type { TerminalMethod } from '@paneflow/protocol/machines';
+import type { TerminalMethod } from '@paneflow/protocol/bridge';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodTable, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import type { RpcConnection } from '@paneflow/rpc/client';

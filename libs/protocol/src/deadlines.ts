@@ -54,6 +54,13 @@ export function routedDeadlineMs(method: string, count = 1): number {
   return answerDeadlineMs(method, count) + ANSWER_MARGIN_MS;
 }
 
+/** A request's as `request` (the CLI's instance.ts) and the bridge (`rpc --stdio`) carry it: a `workspace.up` counts its panes, a far pane's the link. */
+export function requestDeadlineMs(method: string, params: unknown): number {
+  const given = params as { panes?: unknown; machine?: unknown } | null | undefined;
+  const count = Array.isArray(given?.panes) ? given.panes.length : undefined;
+  return (typeof given?.machine === 'string' ? routedDeadlineMs : answerDeadlineMs)(method, count);
+}
+
 /** A restore's: every ended session (of the workspace) may be one of its candidates. */
 export function restoreDeadlineMs(sessions: SessionRow[], workspaceId: string | undefined): number {
   const ended = sessions.filter((s) => (s.lifecycle === 'exited' || s.lifecycle === 'failed' || s.lifecycle === 'lost') && (!workspaceId || s.workspace_id === workspaceId));

@@ -5,6 +5,8 @@
 
 /** A request line over this is refused (-32600) and its connection closed. */
 export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
+/** A string id longer than this is refused: an answer echoes its id, and a server must not write back whatever it was sent. */
+export const MAX_REQUEST_ID_CHARS = 128;
 /** Concurrent connections on the public socket; the next gets -32000. */
 export const MAX_CONNECTIONS = 64;
 /**

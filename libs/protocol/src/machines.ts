@@ -80,34 +80,8 @@ export function splitMachineSelector(selector: string): { machine: string; selec
   return { machine: match[1], selector: match[2] };
 }
 
-/**
- * The bridge (`paneflow rpc --stdio`): newline-delimited JSON-RPC 2.0 on stdin/stdout, any number
- * of requests at once, each a public method carried to the local serve on its own connection and
- * answered with its id. It says hello first (`BRIDGE_HELLO`, before any answer), so the far side
- * knows Paneflow is there. An `events.subscribe` answers as usual; its frames follow as
- * `BRIDGE_FRAME` notifications naming the request's id as `stream`, and `BRIDGE_END` says the
- * stream ended; `BRIDGE_CANCEL` (a request) ends one. The bridge exits when stdin ends.
- */
-export const BRIDGE_HELLO = 'rpc.hello';
-/**
- * A request to the far host (`{method, params}`), for a face that shows a far pane's terminal
- * (`machine.terminal`): only `TERMINAL_METHODS`; `session.output` with `follow` streams its
- * frames as an events stream does. The bridge runs as the far user and says hello to its own
- * host with its own secret.
- */
-export const BRIDGE_HOST = 'rpc.host';
-export const BRIDGE_FRAME = 'rpc.frame';
-export const BRIDGE_END = 'rpc.end';
-export const BRIDGE_CANCEL = 'rpc.cancel';
-export interface BridgeHello {
-  name: 'paneflow-rpc';
-  version: string;
-  protocol: number;
-}
-
-/** What a face may ask of a far host: a terminal's checkpoint, its output, keyboard input and size. */
-export const TERMINAL_METHODS = ['session.attach', 'session.output', 'session.input', 'session.resize'] as const;
-export type TerminalMethod = (typeof TERMINAL_METHODS)[number];
+/** The bridge's words (`paneflow rpc --stdio`): in a module of their own, which the bridge loads without the schemas. */
+export { BRIDGE_CANCEL, BRIDGE_END, BRIDGE_FRAME, BRIDGE_HELLO, BRIDGE_HOST, TERMINAL_METHODS, type BridgeHello, type TerminalMethod } from './bridge';
 
 /** ssh options every link adds (the user's own config is read first and still applies). */
 export const LINK_SSH_OPTIONS = ['BatchMode=yes', 'ServerAliveInterval=10', 'ServerAliveCountMax=3', 'ConnectTimeout=10'] as const;

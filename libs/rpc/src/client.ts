@@ -125,6 +125,15 @@ export class RpcConnection<T extends MethodTable> {
     return this.closedFlag;
   }
 
+  /** Stops reading the server's lines until `resume`: a reader that cannot keep up lets the server's own backpressure act. */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
   close(): void {
     this.socket.end();
     this.socket.destroySoon?.();

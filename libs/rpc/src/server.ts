@@ -1,7 +1,7 @@
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import type { Socket } from 'node:net';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
-import { MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
+import { MAX_REQUEST_ID_CHARS, MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
 import { encodeLine } from '@paneflow/protocol/line';
 import { validate, type MethodName, type MethodTable, type ParamsOf, type ResultOf } from '@paneflow/protocol/schema';
 import { Connection, StreamReply } from './connection';
@@ -66,7 +66,6 @@ export interface ServerOptions<T extends MethodTable> {
 
 const SERVED = Symbol('served');
 const FIRST_DONE = 'rpc.firstDone';
-const MAX_ID_CHARS = 128;
 /** The first request's answer while it is being made. */
 const FIRST_PENDING = 'rpc.firstPending';
 /** Requests of a connection not answered yet. */
@@ -236,9 +235,8 @@ export class RpcServer<T extends MethodTable> {
       reply(errorResponse(null, ErrorCode.InvalidRequest, 'invalid request: id must be a string, a number or null'));
       return;
     }
-    // An id is echoed in the answer: a long one would make the server write what it was sent.
-    if (typeof rawId === 'string' && rawId.length > MAX_ID_CHARS) {
-      reply(errorResponse(null, ErrorCode.InvalidRequest, `invalid request: a string id may have at most ${MAX_ID_CHARS} characters`));
+    if (typeof rawId === 'string' && rawId.length > MAX_REQUEST_ID_CHARS) {
+      reply(errorResponse(null, ErrorCode.InvalidRequest, `invalid request: a string id may have at most ${MAX_REQUEST_ID_CHARS} characters`));
       return;
     }
     const id = (rawId ?? null) as JSONRPCResponse['id'];
