@@ -2,11 +2,13 @@
 // bridge.ts). A thin relay: it reads no more of a request than its id and method;
 // serve answers (and refuses) as it would any local client.
 import { BUILD_ID } from '@paneflow/instance/build-id';
-import { connectChecked } from '@paneflow/instance/connect';
+import { connectChecked, connectHost } from '@paneflow/instance/connect';
+import type { Endpoints } from '@paneflow/instance/endpoints';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import { MAX_REQUEST_ID_CHARS, MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol/limits';
 import { encodeLine } from '@paneflow/protocol/line';
-import { BRIDGE_CANCEL, BRIDGE_END, BRIDGE_FRAME, BRIDGE_HELLO, type BridgeHello } from '@paneflow/protocol/bridge';
+import { BRIDGE_CANCEL, BRIDGE_END, BRIDGE_FRAME, BRIDGE_HELLO, BRIDGE_HOST, TERMINAL_METHODS, type BridgeHello } from '@paneflow/protocol/bridge';
+import type { HostMethods } from '@paneflow/protocol/host-protocol';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import { PUBLIC_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
 import type { RpcConnection } from '@paneflow/rpc/client';
@@ -20,8 +22,11 @@ export const BRIDGE_OUTPUT_MAX_BYTES = 16 * 1024 * 1024;
 
 type Id = string | number;
 
+/** A connection of serve's or of the host's: the bridge only sends, reads answers and frames, and closes. */
+type AnyConnection = RpcConnection<PublicMethods> | RpcConnection<HostMethods>;
+
 interface Stream {
-  connection: RpcConnection<PublicMethods>;
+  connection: AnyConnection;
   /** Frames that came before the answer went out: they follow it. */
   held: Record<string, unknown>[] | null;
 }
@@ -82,10 +87,19 @@ function errorOf(error: unknown): { code: number; message: string; data?: unknow
   return { code: ErrorCode.MachineUnavailable, message, data: { reason: 'machine_offline' } };
 }
 
+/** A `BRIDGE_HOST` request's terminal method and params, or why it is none. */
+function terminalRequest(params: unknown): { method: string; params: Record<string, unknown> } | { fault: string } {
+  const { method, params: inner } = (params ?? {}) as { method?: unknown; params?: unknown };
+  if (typeof method !== 'string' || !(TERMINAL_METHODS as readonly string[]).includes(method)) return { fault: `${BRIDGE_HOST} carries only ${TERMINAL_METHODS.join(', ')}` };
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return { fault: `${BRIDGE_HOST} needs params {method, params: {…}}` };
+  return { method, params: inner as Record<string, unknown> };
+}
+
 export class Bridge {
   private readonly streams = new Map<Id, Stream>();
   /** Every connection to serve now open, streams and one-shot requests alike. */
-  private readonly connections = new Set<RpcConnection<PublicMethods>>();
+  private readonly connections = new Set<AnyConnection>();
+  private hostControl: Promise<RpcConnection<HostMethods>> | null = null;
   private closed = false;
   private draining = false;
   private finish!: () => void;
@@ -93,7 +107,7 @@ export class Bridge {
   readonly done = new Promise<void>((resolve) => (this.finish = resolve));
 
   constructor(
-    private readonly socket: string,
+    private readonly endpoints: Endpoints,
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream & { writableLength: number },
   ) {}
@@ -141,19 +155,30 @@ export class Bridge {
       return;
     }
     if (method === BRIDGE_CANCEL) return this.cancel(id, (params as { stream?: unknown } | null)?.stream);
-    if (method === STREAMING_METHOD && this.streams.has(id)) {
+    const host = method === BRIDGE_HOST ? terminalRequest(params) : null;
+    if (host && 'fault' in host) {
+      this.write(errorResponse(id, ErrorCode.InvalidParams, host.fault, { reason: 'invalid_params' }));
+      return;
+    }
+    const streaming = host ? host.method === 'session.output' && host.params.follow === true : method === STREAMING_METHOD;
+    if (streaming && this.streams.has(id)) {
       this.write(errorResponse(id, ErrorCode.InvalidRequest, `a stream with id ${JSON.stringify(id)} is open: a subscription needs an id of its own`, { reason: 'duplicate_stream' }));
       return;
     }
-    void this.relay(id, method, params);
+    if (host && !streaming) void this.hostCall(id, host.method, host.params);
+    else if (host) void this.relay(id, host.method, host.params, streaming, (timeoutMs) => connectHost(this.endpoints, 'remote', { timeoutMs }).then(({ connection }) => connection));
+    else void this.relay(id, method, params, streaming, (timeoutMs) => connectChecked<PublicMethods>(this.endpoints.publicSocket, { timeoutMs }));
   }
 
-  /** One request on a connection of its own; a subscription's connection stays, its frames relayed. */
-  private async relay(id: Id, method: string, params: unknown): Promise<void> {
+  /**
+   * One request on a connection of its own (to serve, or for `BRIDGE_HOST` to the host, said hello
+   * to with this user's secret); a stream's connection stays, its frames relayed.
+   */
+  private async relay(id: Id, method: string, params: unknown, streaming: boolean, connect: (timeoutMs: number) => Promise<AnyConnection>): Promise<void> {
     const timeoutMs = requestDeadlineMs(method, params);
-    let connection: RpcConnection<PublicMethods>;
+    let connection: AnyConnection;
     try {
-      connection = await connectChecked<PublicMethods>(this.socket, { timeoutMs });
+      connection = await connect(timeoutMs);
     } catch (error) {
       this.write({ jsonrpc: '2.0', id, error: errorOf(error) });
       return;
@@ -161,7 +186,7 @@ export class Bridge {
     if (this.closed) return connection.destroy();
     this.connections.add(connection);
     connection.onClose(() => this.connections.delete(connection));
-    const stream: Stream | null = method === STREAMING_METHOD ? { connection, held: [] } : null;
+    const stream: Stream | null = streaming ? { connection, held: [] } : null;
     if (stream) {
       this.streams.set(id, stream);
       connection.onFrame((frame) => {
@@ -172,7 +197,7 @@ export class Bridge {
       if (this.draining) connection.pause();
     }
     try {
-      const result = await connection.send(method, params, { timeoutMs });
+      const result = await (connection as RpcConnection<PublicMethods>).send(method, params, { timeoutMs });
       if (this.closed) return;
       this.write({ jsonrpc: '2.0', id, result });
     } catch (error) {
@@ -186,6 +211,32 @@ export class Bridge {
     for (const frame of stream.held ?? []) this.write({ jsonrpc: '2.0', method: BRIDGE_FRAME, params: { stream: id, frame } });
     stream.held = null;
     connection.onClose(() => this.endStream(id, stream));
+  }
+
+  /**
+   * A host request on the one control connection to the host, opened on first use and again after
+   * it drops: the host answers one connection's requests in order, so keys typed stay in order.
+   */
+  private async hostCall(id: Id, method: string, params: unknown): Promise<void> {
+    const timeoutMs = requestDeadlineMs(method, params);
+    try {
+      this.hostControl ??= connectHost(this.endpoints, 'remote', { timeoutMs }).then(({ connection }) => {
+        this.connections.add(connection);
+        connection.onClose(() => {
+          this.connections.delete(connection);
+          this.hostControl = null;
+        });
+        return connection;
+      });
+      const opening = this.hostControl;
+      opening.catch(() => {
+        if (this.hostControl === opening) this.hostControl = null;
+      });
+      const result = await (await opening).send(method, params, { timeoutMs });
+      this.write({ jsonrpc: '2.0', id, result });
+    } catch (error) {
+      this.write({ jsonrpc: '2.0', id, error: errorOf(error) });
+    }
   }
 
   private cancel(id: Id, streamId: unknown): void {

@@ -1,11 +1,9 @@
 // `paneflow attach` as a person meets it: in a real terminal (tmux), typed into with send-keys,
 // read back with capture-pane, against a real instance.
-import { CLI, makeHome, ROOT, scaled, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { CLI, makeHome, ROOT, scaled, sshdUnavailable, startSshd, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let home: Home;
@@ -273,45 +271,8 @@ test('paneflow with no verb, in a terminal with no desktop, attaches to the demo
   await home.rpc('workspace.close', { workspace_id: (await workspaceOf('demo')).id });
 });
 
-/** Why this machine cannot run the ssh test, or null: reported as a skipped test, which .ci/run counts as failed. */
-function sshUnavailable(): string | null {
-  if (process.getuid?.() !== 0) return 'sshd for the test runs as root, to log in as the same user';
-  if (!existsSync('/usr/sbin/sshd') || spawnSync('sh', ['-c', 'command -v ssh']).status !== 0) return 'no sshd or ssh (apt-get install openssh-server openssh-client)';
-  return null;
-}
-const sshSkip = sshUnavailable();
-
-/** An sshd of the test's own on a free port, taking one key, for root. */
-async function startSshd(dir: string): Promise<{ port: number; key: string; stop(): void }> {
-  const key = join(dir, 'client-key');
-  const hostKey = join(dir, 'host-key');
-  for (const file of [key, hostKey]) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
-  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${key}.pub`));
-  const port = 20000 + (process.pid % 20000);
-  const config = join(dir, 'sshd_config');
-  writeFileSync(
-    config,
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'PasswordAuthentication no', 'UsePAM no', 'StrictModes no', `PidFile ${join(dir, 'sshd.pid')}`, 'PermitRootLogin yes', ''].join('\n'),
-  );
-  // sshd wants its privilege-separation directory.
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' });
-  // It listens a moment after it starts: a client before that is refused.
-  const listening = () =>
-    new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-  await until(listening, 'sshd listening').catch((error: Error) => {
-    sshd.kill('SIGKILL');
-    throw error;
-  });
-  return { port, key, stop: () => sshd.kill('SIGKILL') };
-}
+/** Reported as a skipped test, which .ci/run counts as failed. */
+const sshSkip = sshdUnavailable();
 
 (sshSkip ? test.skip : test)(`works through ssh -t: paneflow attach on the far side of an SSH connection${sshSkip ? ` (skipped: ${sshSkip})` : ''}`, async () => {
   const sshd = await startSshd(home.dir);
@@ -319,15 +280,13 @@ async function startSshd(dir: string): Promise<{ port: number; key: string; stop
     const ids = await workspace('remote', [{ name: 'far', command: SHELL, focus: true }]);
     const exports = ['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH'].map((k) => `${k}='${home.env[k]}'`).join(' ');
     const remote = `env ${exports} ${process.execPath} ${CLI} attach remote`;
-    const ssh = ['ssh', '-t', '-p', String(sshd.port), '-i', sshd.key, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', 'root@127.0.0.1', remote];
-    const window = tmux.window(ssh, { env: home.env, dir: home.dir, cols: 110, rows: 30 });
+    const window = tmux.window(sshd.ssh('root', remote, ['-t']), { env: home.env, dir: home.dir, cols: 110, rows: 30 });
     await screen(window, (l) => text(l).includes('ready$') && /▸ \d+ remote/.test(text(l)), 'attached over ssh');
     window.type('echo over-ssh-$((3*3))');
     window.keys('Enter');
     await screen(window, (l) => text(l).includes('over-ssh-9'), 'typing over ssh');
-    // Losing the connection leaves the session running.
+    // Losing the connection (sshd gone, with the session it ran) leaves the pane's session running.
     sshd.stop();
-    process.kill(window.pid, 'SIGKILL');
     await until(() => window.dead || null, 'the ssh client gone');
     expect((await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === ids.far)?.live).toBe(true);
   } finally {

@@ -1,5 +1,5 @@
 import { readRegularFile, readRegularFileSync, RefusedFileError } from '@paneflow/proc';
-import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, AnswerRule, isMachineName, MachineSpec, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
+import { CONFIG_FILE_MAX_BYTES, CONFIG_SETTINGS, SUBMIT_PASTE_DELAY_MAX_MS, SUBMIT_PASTE_DELAY_MIN_MS, SUBMIT_PASTE_DELAY_MS, validate, VISIBILITY_SETTING, SUPERVISOR_DEFAULTS, AnswerRule, isMachineName, MachineSpec, sshOptionFault, type ConfigSetting, type ConfigSettingName, type Presentation } from '@paneflow/protocol';
 import { statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -110,7 +110,10 @@ function validMachines(path: string, value: unknown, ignored: string[]): unknown
   if (!isObject(value)) return value;
   const kept: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(value)) {
-    const problem = isMachineName(name) ? validate(MachineSpec, spec) : { field: '', message: 'a machine name is 1-32 letters, digits, dots, dashes or underscores, starting with a letter or digit' };
+    const unsafe = (spec as MachineSpec | null)?.ssh_options?.map?.(sshOptionFault).find(Boolean);
+    const problem = !isMachineName(name)
+      ? { field: '', message: 'a machine name is 1-32 letters, digits, dots, dashes or underscores, starting with a letter or digit' }
+      : (validate(MachineSpec, spec) ?? (unsafe ? { field: 'ssh_options', message: unsafe } : null));
     if (problem === null) kept[name] = spec;
     else ignored.push(`${path}.${name}${problem.field ? `.${problem.field.replaceAll('/', '.')}` : ''}: ${problem.message}; the machine is left out`);
   }

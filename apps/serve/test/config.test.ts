@@ -89,3 +89,28 @@ describe('config (REFERENCE.md §10)', () => {
     expect(ignored).toEqual(['restore_on_start: expected true or false, got "yes"']);
   });
 });
+
+describe('machines (issue 32)', () => {
+  const keys = new Set<string>();
+  test('each machine is checked on its own: a bad one is named and left out, the others kept', () => {
+    const { config, ignored } = parseConfig(
+      JSON.stringify({
+        machines: {
+          devbox: { destination: 'me@devbox', ssh_options: ['Port=2222'], remote_command: '~/bin/paneflow' },
+          'bad name': { destination: 'x' },
+          dash: { destination: '-oProxyCommand=touch /tmp/owned' },
+          proxy: { destination: 'h', ssh_options: ['ProxyCommand=nc %h %p'] },
+          extra: { destination: 'h', port: 22 },
+        },
+      }),
+      keys,
+    );
+    expect(config.machines).toEqual({ devbox: { destination: 'me@devbox', ssh_options: ['Port=2222'], remote_command: '~/bin/paneflow' } });
+    expect(ignored).toEqual([
+      expect.stringMatching(/^machines\.bad name: a machine name is .*; the machine is left out$/),
+      expect.stringMatching(/^machines\.dash\.destination: .*; the machine is left out$/),
+      expect.stringMatching(/^machines\.proxy\.ssh_options: 'ProxyCommand' runs commands on this machine; put it in ~\/\.ssh\/config instead; the machine is left out$/),
+      expect.stringMatching(/^machines\.extra.*; the machine is left out$/),
+    ]);
+  });
+});

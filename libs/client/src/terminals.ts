@@ -83,6 +83,10 @@ export class LocalTerminals implements TerminalPath {
  * host secret, as a face shows it to the host here, since what it types lands as a keyboard there.
  */
 export class FarTerminals implements TerminalPath {
+  /** Keyboard input waiting for the one before it: each call has a connection of its own, so only waiting keeps keys in order. */
+  private readonly typed: Array<{ params: ParamsOf<HostMethods, 'session.input'>; done: (error: unknown) => void }> = [];
+  private typing = false;
+
   constructor(
     private readonly endpoints: Endpoints,
     private readonly machine: string,
@@ -93,7 +97,38 @@ export class FarTerminals implements TerminalPath {
   }
 
   async call<M extends TerminalMethod>(method: M, params: ParamsOf<HostMethods, M>): Promise<ResultOf<HostMethods, M>> {
+    if (method === 'session.input') {
+      await new Promise<void>((resolve, reject) => {
+        this.typed.push({ params: params as ParamsOf<HostMethods, 'session.input'>, done: (error) => (error ? reject(error) : resolve()) });
+        void this.type();
+      });
+      // What a face reads of an input's answer: nothing (the keys went, or the call threw).
+      return undefined as ResultOf<HostMethods, M>;
+    }
+    return this.send(method, params);
+  }
+
+  private async send<M extends TerminalMethod>(method: M, params: ParamsOf<HostMethods, M>): Promise<ResultOf<HostMethods, M>> {
     return (await callChecked<PublicMethods, 'machine.terminal'>(this.endpoints.publicSocket, 'machine.terminal', this.params(method, params))) as ResultOf<HostMethods, M>;
+  }
+
+  /** Sends typed input one request at a time, keys typed meanwhile to the same pane joined into the next. */
+  private async type() {
+    if (this.typing) return;
+    this.typing = true;
+    while (this.typed.length > 0) {
+      const first = this.typed.shift()!;
+      const batch = [first];
+      const joins = (next: (typeof this.typed)[number]) => next.params.session === first.params.session && !next.params.paste && !first.params.paste && next.params.origin === first.params.origin;
+      while (this.typed.length > 0 && joins(this.typed[0])) batch.push(this.typed.shift()!);
+      const text = batch.map((entry) => entry.params.text).join('');
+      const error = await this.send('session.input', { ...first.params, text }).then(
+        () => null,
+        (failure: unknown) => failure ?? new Error('input failed'),
+      );
+      for (const entry of batch) entry.done(error);
+    }
+    this.typing = false;
   }
 
   async openStream(): Promise<OutputStream> {

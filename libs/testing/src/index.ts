@@ -10,6 +10,8 @@ import { scaled } from './time';
 
 export * from './faults';
 export * from './git';
+export * from './ssh';
+export * from './sshd';
 export * from './tmux';
 export * from './time';
 

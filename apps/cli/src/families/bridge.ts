@@ -9,7 +9,7 @@ export const run: Record<string, Run> = {
     if (!flag(p, 'stdio')) throw new UsageError('rpc needs --stdio, its one transport\nusage: paneflow rpc --stdio');
     // No hello before the instance answers: the far side reads the line on stderr instead.
     await ensureInstance();
-    const bridge = new Bridge(instanceEndpoints().publicSocket, process.stdin, process.stdout);
+    const bridge = new Bridge(instanceEndpoints(), process.stdin, process.stdout);
     bridge.start();
     await bridge.done;
     return 0;

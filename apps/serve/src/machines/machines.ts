@@ -47,10 +47,6 @@ export class Machines {
     }
     for (const [name, spec] of Object.entries(specs)) {
       if (this.remotes.has(name)) continue;
-      if (spec.ssh_options?.some((option) => sshOptionFault(option))) {
-        this.owner.log(`machine ${name}: left out: ${spec.ssh_options.map(sshOptionFault).find(Boolean)}`);
-        continue;
-      }
       const remote = new RemoteMachine(name, spec, this.owner, this.ssh);
       this.remotes.set(name, remote);
       remote.start();

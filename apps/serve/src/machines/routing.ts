@@ -5,9 +5,9 @@ import type { Machines } from './machines';
 /** Methods whose `machine` narrows a list (every machine's rows are here); every other `machine` is a target. */
 const LISTS = new Set<string>(['fleet.list', 'fleet.inbox', 'session.list', 'surface.list']);
 
-/** The methods that take a routed target: a `machine` in their params, and not a list. */
+/** The methods that take a routed target: a `machine` in their params, and neither a list nor one of `machine.*` (whose `machine` is their subject). */
 export const ROUTED_METHODS = (Object.keys(PublicMethods) as MethodName<PublicMethods>[]).filter(
-  (name) => !LISTS.has(name) && 'machine' in ((PublicMethods[name].params as { properties?: object }).properties ?? {}),
+  (name) => !LISTS.has(name) && !name.startsWith('machine.') && 'machine' in ((PublicMethods[name].params as { properties?: object }).properties ?? {}),
 );
 
 /** The answer of another machine, its panes and statuses marked with their machine. */
