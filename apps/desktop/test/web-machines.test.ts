@@ -1,11 +1,11 @@
 // Another machine's agents in the renderer (issue 32), through `paneflow web` (the real process on
 // a real instance) in Debian's Chromium at a desktop's size and at a phone's. The far machine is a
-// second instance on this machine, reached by the local serve through an `ssh` on its PATH that
-// runs the remote command in the far home: its agents in the sidebar under its name and in the
+// second instance on this machine, reached by the local serve through `fakeSsh` on its PATH, which
+// runs the remote command (`paneflow rpc --stdio`) in the far home: its agents in the sidebar under its name and in the
 // phone's inbox, answered from here and seen to move in the far instance itself; its link's state
 // when the link drops; a far pane with the local pane's id kept a row of its own.
-import { CLI, makeHome, scaled, until, type Home } from '@paneflow/testing';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fakeSsh, homeDestination, makeHome, scaled, until, type FakeSsh, type Home } from '@paneflow/testing';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { shot, startWebFace, type WebFace } from './harness';
@@ -21,29 +21,22 @@ let here: number;
 let there: number;
 
 /**
- * An `ssh` for the local home's PATH: `devbox` is the far home, the remote command run there (its
- * `paneflow` the built CLI). While `down` exists it refuses as a host that is gone; `pid` holds
- * the running link's process, so a test can drop it.
+ * Drops the running link: its ssh (the fake's process, found by its script's path) is killed, as
+ * a network that went away would end it. Only processes of this test's fake ssh are touched.
  */
-function sshTo(farHome: Home, dir: string): { down: string; pid: string } {
-  const down = join(dir, 'ssh-down');
-  const pid = join(dir, 'ssh-pid');
-  writeFileSync(join(farHome.dir, 'bin/paneflow'), `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`, { mode: 0o755 });
-  const env = ['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH'].map((key) => `${key}='${farHome.env[key]}'`).join(' ');
-  writeFileSync(
-    join(dir, 'bin/ssh'),
-    `#!/bin/sh
-for last; do :; done
-case " $* " in *" devbox "*) ;; *) echo "ssh: Could not resolve hostname: Name or service not known" >&2; exit 255;; esac
-if [ -e '${down}' ]; then echo '${REFUSED}' >&2; exit 255; fi
-echo $$ > '${pid}'
-exec env ${env} sh -c "exec $last"
-`,
-    { mode: 0o755 },
-  );
-  return { down, pid };
+function dropLink(): void {
+  const killed = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(ssh.path);
+      } catch {
+        return false;
+      }
+    });
+  expect(killed.length).toBeGreaterThan(0);
+  for (const pid of killed) process.kill(Number(pid), 'SIGKILL');
 }
-let link: { down: string; pid: string };
 
 /** An agent in a workspace of its own, declaring, busy `workMs` per turn. */
 async function agentIn(home: Home, workspace: string, name: string): Promise<number> {
@@ -66,7 +59,8 @@ async function farAsks(prompt: string): Promise<void> {
 beforeAll(async () => {
   far = makeHome(GATES);
   local = makeHome(GATES);
-  link = sshTo(far, local.dir);
+  // The far machine is a second instance: the local serve finds this `ssh` first on its PATH.
+  ssh = fakeSsh(join(local.dir, 'bin'), { devbox: homeDestination(far) });
   expect(far.run(['start']).code).toBe(0);
   there = await agentIn(far, 'remote', 'builder');
   local.writeConfig({ machines: { devbox: { destination: 'devbox' } } });
@@ -188,8 +182,8 @@ test('a link that drops shows its machine’s state, ssh’s reason and the age 
   try {
     await desk.page.locator(`.machine[data-machine="devbox"][data-state="connected"] .agent.far[data-surface="${there}"]`).waitFor();
     // The far host is gone for ssh; the running link drops.
-    writeFileSync(link.down, '');
-    process.kill(Number(readFileSync(link.pid, 'utf8')), 'SIGKILL');
+    ssh.set('devbox', { behaviour: 'refuse' });
+    dropLink();
     const group = desk.page.locator('.machine[data-machine="devbox"]:not([data-state="connected"])');
     await group.waitFor();
     await until(async () => ((await group.locator('.machine-link').textContent()) ?? '').includes(REFUSED) || null, 'ssh’s reason in the sidebar');
@@ -200,12 +194,12 @@ test('a link that drops shows its machine’s state, ssh’s reason and the age 
     expect(await linkLine(phone.page).getAttribute('data-machine')).toBe('devbox');
     await shot(desk.page, 'machine-reconnecting');
 
-    rmSync(link.down);
+    ssh.set('devbox', homeDestination(far));
     await desk.page.locator('.machine[data-machine="devbox"][data-state="connected"]').waitFor({ timeout: scaled(60_000) });
     expect(await desk.page.locator('.machine[data-machine="devbox"] .machine-link').count()).toBe(0);
     await phone.page.locator('.phone-home .machine-link').waitFor({ state: 'detached' });
   } finally {
-    if (existsSync(link.down)) rmSync(link.down);
+    ssh.set('devbox', homeDestination(far));
     await desk.context.close();
     await phone.context.close();
   }
