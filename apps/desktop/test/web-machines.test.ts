@@ -19,6 +19,7 @@ let face: WebFace;
 /** The agent of each machine: the same surface id on both. */
 let here: number;
 let there: number;
+let ssh: FakeSsh;
 
 /**
  * Drops the running link: its ssh (the fake's process, found by its script's path) is killed, as
