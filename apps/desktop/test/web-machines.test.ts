@@ -167,6 +167,7 @@ test('at a phone’s size: the far wait is in the inbox with its machine; a tap 
     // No terminal is shown for it, and no key row.
     expect(await page.locator('.panes').isVisible()).toBe(false);
     expect(await page.locator('.phone-keys').isVisible()).toBe(false);
+    await shot(page, 'phone-machine-answer');
     await page.locator('.phone-answers[data-machine="devbox"] button[data-answer="yes"]').tap();
     await until(async () => (await farState()) !== 'waiting_for_input' || null, 'the far agent answered from the phone');
     await page.locator(`.phone-inbox .phone-row[data-machine="devbox"]`).waitFor({ state: 'detached' });

@@ -108,16 +108,15 @@ export class Sidebar {
     const byId = new Map(agents.map((agent) => [agent.surface_id, agent]));
     for (const row of agentRows(agents, this.label)) {
       const status = byId.get(row.surface_id)!;
-      const item = this.agentRow(row, status, spinners, () => this.actions.queue(row.surface_id, link.name));
-      item.classList.add('far');
-      item.dataset.machine = link.name;
-      item.title = farTerminalText(link.name);
-      item.onclick = () => this.actions.say(`${row.label} is ${farTerminalText(link.name)}`);
       const answers = this.answersFor(link.name, row.surface_id);
       answers.draw(row.mark === 'need_you' ? this.inbox.waiting(row.surface_id, link.name) : undefined);
       // Answering in the row is not a click on the row.
       answers.element.onclick = (event) => event.stopPropagation();
-      item.append(answers.element);
+      const item = this.agentRow(row, status, spinners, () => this.actions.queue(row.surface_id, link.name), answers.element);
+      item.classList.add('far');
+      item.dataset.machine = link.name;
+      item.title = farTerminalText(link.name);
+      item.onclick = () => this.actions.say(`${row.label} is ${farTerminalText(link.name)}`);
       group.append(item);
     }
     return group;
@@ -132,8 +131,8 @@ export class Sidebar {
     return box;
   }
 
-  /** One agent's row: its mark, label, badge and message, the Queue button and the supervisor's words. */
-  private agentRow(row: AgentRow, status: PaneStatus, spinners: HTMLElement[], queue: () => void): HTMLElement {
+  /** One agent's row: its mark, label, badge and message, `answers` if given, the Queue button and the supervisor's words. */
+  private agentRow(row: AgentRow, status: PaneStatus, spinners: HTMLElement[], queue: () => void, answers?: HTMLElement): HTMLElement {
     const item = el('div', `agent ${row.mark}`);
     item.dataset.surface = String(row.surface_id);
     item.dataset.mark = row.mark;
@@ -160,7 +159,7 @@ export class Sidebar {
     }
     // Beside the declared state, never in its place: what the supervisor saw or did.
     const supervision = supervisionElement(status);
-    item.append(queueButton(queue), ...(supervision ? [supervision] : []));
+    item.append(...(answers ? [answers] : []), queueButton(queue), ...(supervision ? [supervision] : []));
     return item;
   }
 }
