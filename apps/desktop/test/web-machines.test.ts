@@ -52,6 +52,9 @@ const localState = async () => (await local.rpc('surface.status', { surface_id: 
 
 /** The far agent stops at a permission prompt (asked of the far instance itself), and this side sees it wait. */
 async function farAsks(prompt: string): Promise<void> {
+  // Each test stands alone: a wait another test left is answered there first, and its turn let end.
+  if ((await farState()) === 'waiting_for_input') expect(far.run(['answer', String(there), 'yes']).code).toBe(0);
+  await until(async () => ['idle', 'finished'].includes(await farState()) || null, 'the far agent between turns');
   expect(far.run(['send', String(there), `${prompt} permission`, '--submit', '--scope', 'all']).code).toBe(0);
   await until(async () => (await farState()) === 'waiting_for_input' || null, 'the far agent asking');
   await until(async () => (await local.rpc('fleet.inbox', {})).items.some((item) => item.machine === 'devbox') || null, 'the far wait in the local inbox');
