@@ -3,7 +3,7 @@
 // terminal per second and CPU while one pane streams output and while 8 agents work, and wakeups
 // per second with everything idle. Target: attach ≤ 1.0× tmux on latency and bytes, 0 wakeups idle.
 // Run: npm run bench:attach (needs tmux)
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -72,18 +72,28 @@ function usage(pids) {
   return { cpu, switches };
 }
 
-/** Bytes to the outer terminal per second and CPU (share of a core) over one window. */
-async function busyWindow(client, pids) {
+/**
+ * Bytes to the outer terminal per second and CPU (share of a core) over one window; with `servers`,
+ * also theirs apart (`serverCpu`): paneflow's host and serve, which tmux's one server stands for.
+ */
+async function busyWindow(client, pids, servers = null) {
   await sleep(500);
   const bytes0 = client.bytes;
   const busy0 = usage(pids());
+  const servers0 = servers && usage(servers);
   await sleep(WINDOW_MS);
   const busy1 = usage(pids());
-  return { bytes: (client.bytes - bytes0) / (WINDOW_MS / 1000), cpu: (busy1.cpu - busy0.cpu) / WINDOW_MS };
+  const servers1 = servers && usage(servers);
+  const window = { bytes: (client.bytes - bytes0) / (WINDOW_MS / 1000), cpu: (busy1.cpu - busy0.cpu) / WINDOW_MS };
+  return servers ? { ...window, serverCpu: (servers1.cpu - servers0.cpu) / WINDOW_MS } : window;
 }
 
-// Eight fixture agents, each taking a turn by itself every 1.5 s (working, a permission question it
-// answers itself, done), tiled in one window: what an outer terminal pays while a team works.
+/** The pid a `status` subcommand of paneflow-host or paneflow-serve reports. */
+const pidOf = (bin) => JSON.parse(spawnSync(process.execPath, [join(ROOT, bin), 'status'], { env: instance.env, encoding: 'utf8' }).stdout).pid;
+
+// Eight fixture agents, each taking a turn by itself 1.5 s after the last (working for 400 ms, then
+// done: none of its tasks asks a question), tiled in one window: what an outer terminal pays while
+// a team works.
 const AGENTS = 8;
 const agentCommand = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
 
@@ -118,7 +128,10 @@ async function measure(label, client, pids, startStream, stopStream) {
   };
 }
 
-const instance = startServe({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+// BENCH_PERF=FILE: the 8-agent window is recorded by `perf record` into FILE, with node's JIT
+// symbols (--perf-basic-prof) in paneflow's processes; `node bench/perf-summary.mjs FILE` reads it.
+const PERF = process.env.BENCH_PERF;
+const instance = startServe({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1', ...(PERF ? { NODE_OPTIONS: '--perf-basic-prof --interpreted-frames-native-stack' } : {}) });
 const tmuxName = `pf-bench-attach-${process.pid}`;
 const results = [];
 try {
@@ -148,7 +161,10 @@ try {
   const team = outer(process.execPath, [CLI, 'attach', 'agents'], { ...instance.env, TERM: 'xterm-256color' });
   await team.next('agent-0', 15_000).catch(() => undefined);
   await sleep(2000);
-  results[0].agents = await busyWindow(team, () => [team.term.pid]);
+  const servers = [pidOf('apps/host/dist/paneflow-host.cjs'), pidOf('apps/serve/dist/paneflow-serve.cjs')];
+  const perf = PERF && spawn('perf', ['record', '-F', '1999', '-g', '-o', PERF, '-p', [team.term.pid, ...servers].join(',')], { stdio: 'ignore' });
+  results[0].agents = await busyWindow(team, () => [team.term.pid], servers);
+  if (perf) await new Promise((resolve) => perf.once('exit', resolve).kill('SIGINT'));
   team.term.kill();
 
   // The server's environment is every pane's: the fixture agents keep their conversations in the
@@ -187,5 +203,7 @@ row('keystroke → echo p99', 'ms', (r) => r.p99, 2);
 row('bytes to the terminal, one pane streaming', 'KB/s', (r) => r.streamBytes / 1024);
 row('CPU, one pane streaming (client; tmux: client + server)', '% core', (r) => r.streamCpu * 100);
 row(`bytes to the terminal, ${AGENTS} agents working`, 'KB/s', (r) => r.agents.bytes / 1024);
-row(`CPU, ${AGENTS} agents working`, '% core', (r) => r.agents.cpu * 100);
+row(`CPU, ${AGENTS} agents working (client; tmux: client + server)`, '% core', (r) => r.agents.cpu * 100);
+// Not in the ratio above (the budget's): paneflow's servers, beside tmux's client + server.
+console.log(`  ${`CPU, ${AGENTS} agents working, host + serve`.padEnd(34)} ${(own.agents.serverCpu * 100).toFixed(1).padStart(9)}`);
 row('wakeups idle', '/s', (r) => r.idleWakeups);

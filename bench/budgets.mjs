@@ -64,6 +64,10 @@ try {
   budget('CPU, 8 agents working ÷ tmux', { figure: cpu(attach?.paneflow.agents.cpu), anchor: cpu(attach?.tmux.agents.cpu), unit: '% core', target: 2 });
   budget('attach wakeups, all idle', { figure: attach?.paneflow.idleWakeups, unit: '/s', target: 0 });
 
+  // Many machines (issue 32): `ps` with two linked machines against one with none.
+  const machines = figures('machines');
+  budget('paneflow ps, 2 machines linked ÷ none', { figure: machines?.machines_ps.fleet_ms, anchor: machines?.machines_ps.local_ms, unit: 'ms', target: 2 });
+
   const host = figures('host');
   budget('cat 64 MB, host ÷ tmux', { figure: host?.host, anchor: host?.tmux ?? undefined, unit: 'MB/s', target: 1.5, direction: 'least' });
 

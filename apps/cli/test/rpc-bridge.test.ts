@@ -1,7 +1,8 @@
 // `paneflow rpc --stdio`, the far end of a machine link (issue 32): the real bundle on pipes, as
 // ssh runs it, against a real instance it starts itself.
-import { makeHome, refuseWrites, scaled, until, type Home } from '@paneflow/testing';
+import { CLI, makeHome, refuseWrites, scaled, until, type Home } from '@paneflow/testing';
 import { ErrorCode, MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol';
+import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { resolveEndpoints } from '@paneflow/instance';
 import { join } from 'node:path';
@@ -65,9 +66,15 @@ describe('against an instance with the gates closed', () => {
   });
   afterAll(() => home.cleanup());
   afterEach(async () => {
-    b.child.stdin.end();
-    await b.exited;
+    b?.child.stdin.end();
+    await b?.exited;
   });
+  /** A bridge that has said hello: the instance runs. */
+  async function ready(): Promise<Bridge> {
+    b = bridge(home);
+    await b.line((l) => l.method === 'rpc.hello', 'the hello');
+    return b;
+  }
 
   test('starts the instance, says hello before anything else, and answers requests in flight at once with their ids', async () => {
     b = bridge(home);
@@ -100,8 +107,8 @@ describe('against an instance with the gates closed', () => {
   });
 
   test("a write the gate refuses comes back as serve's own error, untouched", async () => {
+    b = await ready();
     const { surface_id } = await home.rpc('workspace.create', { name: 'gated', cwd: home.dir });
-    b = bridge(home);
     const send = request(7, 'surface.send_text', { surface_id, text: 'echo never' });
     b.send(send);
     const refused = await b.answer(7);
@@ -109,9 +116,30 @@ describe('against an instance with the gates closed', () => {
     expect(refused.error).toMatchObject({ code: ErrorCode.MethodNotFound, data: { reason: 'gate_closed' } });
   });
 
+  test("rpc.host: a terminal's host methods to this user's host (keys in order, output streamed), nothing else", async () => {
+    b = await ready();
+    const { surface_id } = await home.rpc('workspace.create', { name: 'terminal', cwd: home.dir });
+    const { session } = (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface_id)!;
+    const attached = request('at', 'rpc.host', { method: 'session.attach', params: { session, scrollback: 0 } });
+    b.send(attached);
+    const begin = (await b.answer('at')).result as { output_offset: number };
+    b.send(request('out', 'rpc.host', { method: 'session.output', params: { session, offset: begin.output_offset, follow: true } }));
+    await b.answer('out');
+    // The gate that closes serve's writes is serve's: a terminal's keyboard is the host's, as a face's is.
+    const keys = 'echo rpc-host-$((6*7))\r'.split('');
+    b.send(...keys.map((key, i) => request(`k${i}`, 'rpc.host', { method: 'session.input', params: { session, text: key, origin: 'user' } })));
+    await until(() => {
+      const text = framesOf(b, 'out').map((l) => (l.params!.frame as { type: string; data?: string }).data ?? '').map((data) => Buffer.from(data, 'base64').toString('utf8')).join('');
+      return text.includes('rpc-host-42') || null;
+    }, 'the typed command echoed and run, its output streamed');
+    b.send(request('kill', 'rpc.host', { method: 'session.kill', params: { session } }), request('bad', 'rpc.host', { method: 'session.input' }));
+    expect((await b.answer('kill')).error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('carries only session.attach') });
+    expect((await b.answer('bad')).error).toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
   test('events.subscribe: its answer, then rpc.frame for each real change; rpc.cancel ends it, and no frame of it follows', async () => {
+    b = await ready();
     const before = await subscribers(home);
-    b = bridge(home);
     b.send(request('ev', 'events.subscribe', { heartbeat: false }), request('ev2', 'events.subscribe', { types: ['workspace_changed'], heartbeat: false }));
     expect((await b.answer('ev')).result).toMatchObject({ type: 'subscribed' });
     await b.answer('ev2');
@@ -136,8 +164,8 @@ describe('against an instance with the gates closed', () => {
   });
 
   test('stdin ending (ssh gone) closes every connection to serve and exits 0 at once, its stream open', async () => {
+    b = await ready();
     const before = await subscribers(home);
-    b = bridge(home);
     b.send(request('s', 'events.subscribe', {}));
     await b.answer('s');
     expect(await subscribers(home)).toBe(before + 1);
@@ -149,8 +177,8 @@ describe('against an instance with the gates closed', () => {
   });
 
   test('stdout failing (EPIPE) ends the bridge too, exit 0', async () => {
+    b = await ready();
     const before = await subscribers(home);
-    b = bridge(home);
     b.send(request('s', 'events.subscribe', { heartbeat: false }));
     await b.answer('s');
     b.child.stdout.destroy();
@@ -170,6 +198,37 @@ describe('against an instance with the gates closed', () => {
     b.send(request('late', 'system.ping'));
     expect((await b.answer('late')).error).toMatchObject({ code: ErrorCode.MachineUnavailable, data: { reason: 'machine_offline' } });
   });
+});
+
+test('a link that does not read: stdin and the streams wait for stdout; past 16 MiB behind, the streams end with a reason and every answer still comes', async () => {
+  const home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  try {
+    expect(home.run(['start']).code).toBe(0);
+    const { surface_id } = await home.rpc('workspace.create', { name: 'long', cwd: home.dir });
+    await home.rpc('surface.send_text', { surface_id, text: `seq -f '%078g' 1 6000`, submit: true, scope: 'all' });
+    await until(async () => (await home.rpc('surface.read', { surface_id, lines: 5, scope: 'all' })).text.includes('6000'), 'the lines written');
+    const child = spawn(process.execPath, [CLI, 'rpc', '--stdio'], { env: home.env });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    await until(() => out.includes('\n'), 'the hello');
+    child.stdin.write(JSON.stringify(request('s', 'events.subscribe', { heartbeat: false })) + '\n');
+    await until(() => out.includes('"id":"s"'), 'subscribed');
+    const before = await subscribers(home);
+    // From now on nobody reads: some 55 answers of about 330 KB each pile up behind stdout.
+    child.stdout.pause();
+    const reads = Array.from({ length: 55 }, (_, i) => request(`r${i}`, 'surface.read', { surface_id, lines: 4000, scope: 'all' }));
+    child.stdin.write(reads.map((r) => JSON.stringify(r) + '\n').join(''));
+    await until(async () => (await subscribers(home)) === before - 1, 'the stream ended by the bridge');
+    child.stdout.resume();
+    await until(() => reads.every((r) => out.includes(`"id":"${r.id}"`)), 'every answer');
+    const lines = out.trimEnd().split('\n').map((line) => JSON.parse(line) as Line);
+    expect(lines.find((l) => l.method === 'rpc.end')).toEqual({ jsonrpc: '2.0', method: 'rpc.end', params: { stream: 's', reason: expect.stringContaining('behind') } });
+    expect(lines.filter((l) => typeof l.id === 'string' && l.id.startsWith('r')).every((l) => (l.result as { text: string }).text.includes('6000'))).toBe(true);
+    child.stdin.end();
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+  } finally {
+    home.cleanup();
+  }
 });
 
 test('with no instance startable (a home that refuses writes): exit 1, one line on stderr, no hello', () => {

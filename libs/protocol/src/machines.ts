@@ -91,5 +91,7 @@ export const LINK_HELLO_DEADLINE_MS = 30_000;
 export const LINK_REQUEST_DEADLINE_MS = 15_000;
 /** Retries after a link drops or fails: these waits, the last repeated. */
 export const LINK_BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000] as const;
+/** How long a digest waits for each other machine's part (asked of them all at once). */
+export const DIGEST_MACHINE_WAIT_MS = 3000;
 /** A remote's frames that change its rows are gathered this long before it is read again. */
 export const LINK_REFRESH_MS = 100;

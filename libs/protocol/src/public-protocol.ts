@@ -348,11 +348,13 @@ export const PublicMethods = {
   /**
    * While you were away: per agent, its turns since `since_ms` (default: when the person last
    * looked — an ack, `fleet.looked` from a face — else the last 24 hours), what they changed and
-   * cost, and what it waits for now.
+   * cost, and what it waits for now. Other machines' agents too (issue 32), asked of each connected
+   * one for the same window and waited for at most DIGEST_MACHINE_WAIT_MS: a machine that does not
+   * answer in time is left out, and `machines` says which were not connected.
    */
   'fleet.digest': method(
-    Type.Object({ since_ms: Type.Optional(TimeMs) }, closed),
-    Type.Object({ since_ms: TimeMs, looked_at_ms: nullable(TimeMs), agents: Type.Array(DigestAgent) }),
+    Type.Object({ since_ms: Type.Optional(TimeMs), ...MachineFilter }, closed),
+    Type.Object({ since_ms: TimeMs, looked_at_ms: nullable(TimeMs), agents: Type.Array(DigestAgent), machines: Type.Optional(Type.Array(MachineRow)) }),
   ),
   /** A face says its person is looking now (the digest's default `since_ms`). */
   'fleet.looked': method(Empty, Type.Object({ looked_at_ms: TimeMs })),

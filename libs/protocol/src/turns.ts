@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { MachineField } from './machines';
 import { TURN_FILES_KEPT, TURN_MESSAGES_KEPT, TURN_QUESTIONS_KEPT } from './limits';
 import { BlockedKind, nullable, SurfaceId, TimeMs, Uuid } from './wire';
 
@@ -152,6 +153,8 @@ export type TurnRecord = Static<typeof TurnRecord>;
 /** One agent's part of the digest: what it did since the person last looked. */
 export const DigestAgent = Type.Object({
   surface_id: SurfaceId,
+  /** Its machine (issue 32): null or absent for this one. */
+  ...MachineField,
   session: Uuid,
   pane_name: nullable(Type.String()),
   runtime_id: nullable(Type.String()),

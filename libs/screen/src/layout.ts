@@ -56,12 +56,25 @@ function paneAt(surfaceId: number, box: Rect): PaneLayout {
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
+/** The last layout made, and what it was made of (`layoutPanes`). */
+let last: { key: string; layout: Layout } | null = null;
+
 /**
  * Places every pane of `tree` inside `area`. Side-by-side panes are parted by a one-column border;
  * stacked panes by the lower pane's header row. Each pane keeps at least one column and its header
  * row (a content row too when the split has room); what cannot get that much is hidden.
+ *
+ * A client asks again for every frame it draws whole (each status change), almost always with the
+ * same tree and area: the same tree (by value), area and zoom give back the last layout, unmade
+ * again. The layout returned is shared, so it is read-only.
  */
 export function layoutPanes(tree: LayoutNode | null, area: Rect, options: LayoutOptions = {}): Layout {
+  const key = `${area.x},${area.y},${area.width},${area.height},${options.zoomed ?? null},${JSON.stringify(tree)}`;
+  if (last?.key !== key) last = { key, layout: makeLayout(tree, area, options.zoomed ?? null) };
+  return last.layout;
+}
+
+function makeLayout(tree: LayoutNode | null, area: Rect, zoomed: number | null): Layout {
   const panes: PaneLayout[] = [];
   const hidden: number[] = [];
   const separators: Rect[] = [];
@@ -103,7 +116,6 @@ export function layoutPanes(tree: LayoutNode | null, area: Rect, options: Layout
   };
 
   const ids = leaves(tree);
-  const zoomed = options.zoomed ?? null;
   if (zoomed !== null && ids.includes(zoomed)) {
     place({ surface_id: zoomed }, area);
     hidden.push(...ids.filter((id) => id !== zoomed));

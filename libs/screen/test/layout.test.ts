@@ -118,6 +118,19 @@ describe('layoutPanes', () => {
     expect(at(10, 6)).toEqual([1, 3]);
     expect(at(16, 6)).toEqual([3, 4]);
   });
+
+  test('the same tree, area and zoom give back the last layout; any of them changed, even the tree in place, a new one', () => {
+    const tree = h(0.5, leaf(1), leaf(2));
+    const first = layoutPanes(tree, area(21, 8));
+    expect(layoutPanes(h(0.5, leaf(1), leaf(2)), area(21, 8))).toBe(first);
+    (tree as { ratio: number }).ratio = 0.25;
+    const moved = layoutPanes(tree, area(21, 8));
+    expect(moved).not.toBe(first);
+    expect(moved.panes[0].box.width).toBe(5);
+    expect(layoutPanes(tree, area(21, 8, 1))).toMatchObject({ panes: [{ box: { x: 1 } }, {}] });
+    expect(layoutPanes(tree, area(21, 8, 1), { zoomed: 2 }).panes.map((p) => p.surfaceId)).toEqual([2]);
+    expect(layoutPanes(tree, area(21, 8, 1))).toMatchObject({ panes: [{ box: { x: 1 } }, {}] });
+  });
 });
 
 describe('neighbour', () => {

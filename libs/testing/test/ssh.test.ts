@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { fakeSsh, homeDestination, makeHome, processesOfHome, scaled, until, type FakeSsh, type Home } from '../src';
 
 // The fake `ssh` (src/ssh.ts) as a machine link meets it: options skipped, a destination's own
@@ -41,17 +43,26 @@ test('a destination changed between calls: the next call sees it', () => {
 });
 
 test("ssh far paneflow rpc --stdio reaches the far home's own instance; the fake ssh killed (a dropped link), the bridge there ends", async () => {
-  const link = spawn('ssh', ['-o', 'BatchMode=yes', 'far', 'paneflow', 'rpc', '--stdio'], { env: near.env });
-  let out = '';
-  link.stdout.on('data', (chunk) => (out += chunk));
-  await until(() => out.includes('\n'), 'the hello');
-  expect(JSON.parse(out.split('\n')[0])).toMatchObject({ method: 'rpc.hello' });
-  link.stdin.write('{"jsonrpc":"2.0","id":1,"method":"serve.status","params":{}}\n');
-  await until(() => out.split('\n').length > 2, 'the answer');
-  const status = JSON.parse(out.split('\n')[1]).result;
-  expect(status.home).toBe(far.env.PANEFLOW_HOME);
-  const bridge = () => processesOfHome(far.dir, far.env.PANEFLOW_HOME!).filter((p) => p.cmdline.endsWith('paneflow.cjs rpc --stdio'));
-  expect(bridge()).toHaveLength(1);
-  link.kill('SIGKILL');
-  await until(() => bridge().length === 0, 'the far bridge gone with its link');
+  // The link's stdin is a FIFO the test keeps open: only the fake ssh's own death can end the far side's.
+  const fifo = join(near.dir, 'link-stdin');
+  expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+  const writer = openSync(fifo, 'r+');
+  const reader = openSync(fifo, 'r');
+  const link = spawn('ssh', ['-o', 'BatchMode=yes', 'far', 'paneflow', 'rpc', '--stdio'], { env: near.env, stdio: [reader, 'pipe', 'pipe'] });
+  closeSync(reader);
+  try {
+    let out = '';
+    link.stdout!.on('data', (chunk) => (out += chunk));
+    await until(() => out.includes('\n'), 'the hello');
+    expect(JSON.parse(out.split('\n')[0])).toMatchObject({ method: 'rpc.hello' });
+    writeSync(writer, '{"jsonrpc":"2.0","id":1,"method":"serve.status","params":{}}\n');
+    await until(() => out.split('\n').length > 2, 'the answer');
+    expect(JSON.parse(out.split('\n')[1]).result.home).toBe(far.env.PANEFLOW_HOME);
+    const bridge = () => processesOfHome(far.dir, far.env.PANEFLOW_HOME!).filter((p) => p.cmdline.endsWith('paneflow.cjs rpc --stdio'));
+    expect(bridge()).toHaveLength(1);
+    link.kill('SIGKILL');
+    await until(() => bridge().length === 0, 'the far bridge gone with its link');
+  } finally {
+    closeSync(writer);
+  }
 });

@@ -9,6 +9,7 @@ import {
   LINK_HELLO_DEADLINE_MS,
   LINK_REQUEST_DEADLINE_MS,
   LINK_SSH_OPTIONS,
+  PUBLIC_PROTOCOL_VERSION,
   RpcError,
   type BridgeHello,
   type MachineSpec,
@@ -200,7 +201,9 @@ export class MachineLink {
   }
 
   private greeted(hello: BridgeHello) {
-    if (this.hello) return;
+    if (this.hello || !this.child) return;
+    // Another protocol would misread what crosses: said, and tried again (an update there may come).
+    if (hello.protocol !== PUBLIC_PROTOCOL_VERSION) return this.fail(this.child, `${this.name} runs Paneflow ${hello.version} (protocol ${hello.protocol}); this one speaks protocol ${PUBLIC_PROTOCOL_VERSION}: update one of them`);
     if (this.helloTimer) clearTimeout(this.helloTimer);
     this.helloTimer = null;
     this.hello = hello;

@@ -37,6 +37,8 @@ export class RemoteMachine {
   /** Live frames' `state_seq` per pane, so a read after them publishes nothing twice. */
   private readonly published = new Map<number, number>();
   private announced = '';
+  /** The far serve's notifications, said once the read they came before is done. */
+  private notices: EventFrame[] = [];
 
   constructor(
     readonly name: string,
@@ -115,23 +117,20 @@ export class RemoteMachine {
     this.refreshSoon(0);
   }
 
+  /**
+   * A far frame: the picture is read again (at once for a status or a notification, gathered
+   * otherwise), and what changed is said after that read, so a face that reads a list on a frame
+   * finds what the frame said. A notification waits for that read too.
+   */
   private onFrame(frame: Record<string, unknown>) {
-    if (frame.type === 'notification') {
-      this.owner.publish({ ...(frame as EventFrame), machine: this.name } as EventFrame);
-      return;
-    }
-    if (frame.type === 'status_changed' && this.picture) {
-      const status = frame.surface_status as StatusObject;
-      const agents = this.picture.agents;
-      const at = agents.findIndex((agent) => agent.surface_id === status.surface_id);
-      if (at >= 0 && agents[at].state_seq <= status.state_seq) agents[at] = this.stamp(status);
-      if (at >= 0) this.publishStatus(status);
-    }
-    this.refreshSoon(LINK_REFRESH_MS);
+    const urgent = frame.type === 'notification' || frame.type === 'status_changed';
+    if (frame.type === 'notification') this.notices.push({ ...(frame as EventFrame), machine: this.name } as EventFrame);
+    this.refreshSoon(urgent ? 0 : LINK_REFRESH_MS);
   }
 
   private refreshSoon(delayMs: number) {
-    if (this.refreshTimer) return;
+    if (this.refreshTimer && delayMs > 0) return;
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = null;
       void this.refresh();
@@ -174,18 +173,21 @@ export class RemoteMachine {
     }
     const before = this.picture;
     this.picture = next;
-    this.publishChanges(before, next);
+    const notices = this.notices.splice(0);
+    this.publishChanges(before, next, new Set(notices.map((notice) => (notice as { surface_id: number }).surface_id)));
+    for (const notice of notices) this.owner.publish(notice);
     this.afterGap = false;
     this.announce();
   }
 
-  private publishChanges(before: Picture | null, next: Picture) {
+  /** Each agent's change once; after a gap, a wait that began meanwhile, unless the far serve's own notice says it (`noticed`). */
+  private publishChanges(before: Picture | null, next: Picture, noticed: ReadonlySet<number>) {
     const now = new Set(next.agents.map((agent) => agent.surface_id));
     for (const agent of next.agents) {
       if (this.published.get(agent.surface_id) === agent.state_seq) continue;
       this.publishStatus(agent);
       const waiting = agent.state === 'waiting_for_input';
-      if (this.afterGap && waiting) {
+      if (this.afterGap && waiting && !noticed.has(agent.surface_id)) {
         const title = agent.surface_name ?? agent.tool ?? 'Agent';
         this.owner.publish({ type: 'notification', at_ms: Date.now(), surface_id: agent.surface_id, session: agent.session, machine: this.name, kind: 'needs_input', title, body: agent.message ?? null });
       }

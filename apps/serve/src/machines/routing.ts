@@ -2,8 +2,8 @@ import { answerDeadlineMs, PublicMethods, splitMachineSelector, type MethodName 
 import type { Handler, Handlers } from '@paneflow/rpc';
 import type { Machines } from './machines';
 
-/** Methods whose `machine` narrows a list (every machine's rows are here); every other `machine` is a target. */
-const LISTS = new Set<string>(['fleet.list', 'fleet.inbox', 'session.list', 'surface.list']);
+/** Methods whose `machine` narrows a list (every machine's rows are here, or asked by the method itself); every other `machine` is a target. */
+const LISTS = new Set<string>(['fleet.list', 'fleet.inbox', 'session.list', 'surface.list', 'fleet.digest']);
 
 /** The methods that take a routed target: a `machine` in their params, and neither a list nor one of `machine.*` (whose `machine` is their subject). */
 export const ROUTED_METHODS = (Object.keys(PublicMethods) as MethodName<PublicMethods>[]).filter(
