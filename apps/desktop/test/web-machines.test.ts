@@ -180,6 +180,30 @@ test('at a phone’s size: the far wait is in the inbox with its machine; a tap 
   }
 }, scaled(90_000));
 
+test('the digest names a far agent’s machine, and its turns open from that machine’s ledger', async () => {
+  // A far turn since the last look: asked, answered there, ended.
+  await farAsks('report');
+  expect(far.run(['answer', String(there), 'yes']).code).toBe(0);
+  await until(async () => ['idle', 'finished'].includes(await farState()) || null, 'the far turn ended');
+  const { context, page } = await face.open({ viewport: { width: 1280, height: 800 } });
+  try {
+    const row = page.locator(`.digest .digest-row[data-machine="devbox"][data-surface="${there}"]`);
+    await row.waitFor();
+    expect(await row.locator('.name').textContent()).toBe('builder on devbox');
+    await row.click();
+    const panel = page.locator(`.turns-panel[data-machine="devbox"][data-surface="${there}"]`);
+    await panel.waitFor();
+    expect(await panel.locator('.title').textContent()).toBe('Turns · builder on devbox');
+    // The far agent's turns, not those of the local pane with its id (which has none).
+    await panel.locator('.turn-row .prompt', { hasText: 'report permission' }).waitFor();
+    await panel.locator('.turn-row', { hasText: 'report permission' }).click();
+    await until(async () => (await panel.getAttribute('data-view')) === 'turn' || null, 'the far turn opened');
+    await panel.locator('.turns-body', { hasText: 'report permission' }).waitFor();
+  } finally {
+    await context.close();
+  }
+}, scaled(90_000));
+
 test('a link that drops shows its machine’s state, ssh’s reason and the age of its rows, in the sidebar and on the phone; back when it is', async () => {
   const desk = await face.open({ viewport: { width: 1280, height: 800 } });
   const phone = await face.open({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

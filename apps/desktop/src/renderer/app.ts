@@ -73,8 +73,8 @@ export class App {
     private readonly api: PaneflowApi,
     root: HTMLElement,
   ) {
-    this.turns = new TurnsPanel(api, (id) => this.labelOf(id));
-    this.digest = new Digest(api, (id) => this.labelOf(id), (id) => void this.turns.show(id, null));
+    this.turns = new TurnsPanel(api, (id, machine) => this.labelOf(id, machine));
+    this.digest = new Digest(api, (id, machine) => this.labelOf(id, machine), (id, machine) => void this.turns.show(id, null, machine));
     this.inbox = new InboxReader(api, () => [...this.statuses.values(), ...this.far.agents.values()], () => {
       this.panes.drawHeaders();
       this.sidebar.drawAgents();

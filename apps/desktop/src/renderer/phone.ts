@@ -193,6 +193,9 @@ export class PhoneLayout {
   private drawFar(machine: string, surfaceId: number, item: InboxItem | undefined): void {
     const status = this.app.far.get(machine, surfaceId);
     this.drawBar(this.app.labelOf(surfaceId, machine), status, machine, () => this.app.queue.open(surfaceId, this.app.labelOf(surfaceId, machine), machine));
+    const turns = el('button', 'turns-button', 'Turns');
+    turns.onclick = () => void this.app.turns.show(surfaceId, null, machine);
+    this.bar.append(turns);
     this.bar.dataset.surface = String(surfaceId);
     this.bar.dataset.machine = machine;
     this.answers.draw(item);
