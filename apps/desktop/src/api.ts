@@ -15,6 +15,8 @@ export interface Notice {
   title: string;
   body: string;
   surface_id: number;
+  /** Another machine's pane (issue 32): its id is that machine's, so a click must not bring this machine's forward. */
+  machine?: string | null;
 }
 
 /** A request's outcome as data: what crosses the context bridge keeps serve's code and `data.reason`. */
@@ -32,13 +34,13 @@ export interface PaneflowApi {
   input(session: string, text: string): Promise<void>;
   resize(session: string, cols: number, rows: number): Promise<void>;
   notify(notice: Notice): void;
-  /** The main process asks to bring a pane forward (a notification was clicked). */
-  onFocusSurface(listener: (surfaceId: number) => void): void;
+  /** The main process asks to bring a pane forward (a notification was clicked): `machine` is null for this machine's. */
+  onFocusSurface(listener: (surfaceId: number, machine: string | null) => void): void;
 }
 
 /** Renderer → main calls that answer. */
 export type Invoke = (channel: Call, ...args: unknown[]) => Promise<unknown>;
-/** Main → renderer pushes: `frame` (id, frame), `end` (id), `mirror` (session, kind, payload), `focus` (surface id). */
+/** Main → renderer pushes: `frame` (id, frame), `end` (id), `mirror` (session, kind, payload), `focus` (surface id, machine or null). */
 export type Listen = (channel: 'frame' | 'end' | 'mirror' | 'focus', listener: (...args: unknown[]) => void) => void;
 
 export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
@@ -94,6 +96,6 @@ export function createApi(invoke: Invoke, listen: Listen): PaneflowApi {
     input: async (session, text) => void (await invoke('input', session, text)),
     resize: async (session, cols, rows) => void (await invoke('resize', session, cols, rows)),
     notify: (notice) => void invoke('notify', notice),
-    onFocusSurface: (listener) => listen('focus', (id) => listener(id as number)),
+    onFocusSurface: (listener) => listen('focus', (id, machine) => listener(id as number, typeof machine === 'string' ? machine : null)),
   };
 }

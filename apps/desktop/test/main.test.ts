@@ -99,7 +99,11 @@ describe('the main process', () => {
     expect(electron.Notification).toHaveBeenCalledWith({ title: 'agent', body: 'Tests pass.' });
     expect(shown.show).toHaveBeenCalled();
     (shown.on.mock.calls[0] as unknown as [string, () => void])[1]();
-    expect(window.webContents.send).toHaveBeenCalledWith('paneflow:focus', 3);
+    expect(window.webContents.send).toHaveBeenCalledWith('paneflow:focus', 3, null);
+    // Another machine's pane (issue 32) is named with its machine: its id is not this machine's.
+    await ipcHandler('paneflow:notify')({}, { title: 'Needs input: builder on devbox', body: '', surface_id: 3, machine: 'devbox' });
+    (shown.on.mock.calls[1] as unknown as [string, () => void])[1]();
+    expect(window.webContents.send).toHaveBeenLastCalledWith('paneflow:focus', 3, 'devbox');
 
     // The last window closed: the bridge closes and the app quits.
     appEvent('window-all-closed')!();

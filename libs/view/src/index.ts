@@ -1,5 +1,6 @@
 export * from './presentation';
 export * from './picture';
+export * from './far';
 export * from './spinner';
 export * from './text';
 export * from './scrollback';

@@ -23,11 +23,12 @@ export class Picture {
   readonly statuses = new Map<number, PaneStatus>();
 
   /**
-   * Reads everything again: `workspace.list` and `surface.list`, then one `surface.status` per pane
+   * Reads everything again: `workspace.list` and this machine's `surface.list` (another machine's
+   * panes, whose ids are their machine's, are `FarMachines`'), then one `surface.status` per pane
    * (a pane whose status cannot be read, such as one closed meanwhile, is left without).
    */
   async reload(request: ReadRequest): Promise<void> {
-    const [{ workspaces }, { surfaces }] = await Promise.all([request('workspace.list', {}), request('surface.list', { scope: 'all' })]);
+    const [{ workspaces }, { surfaces }] = await Promise.all([request('workspace.list', {}), request('surface.list', { scope: 'all', machine: null })]);
     const statuses = await Promise.all(surfaces.map((s) => request('surface.status', { surface_id: s.surface_id }).catch(() => null)));
     this.load(workspaces, surfaces, statuses.filter((s): s is NonNullable<typeof s> => s !== null));
   }

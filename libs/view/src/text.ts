@@ -74,8 +74,10 @@ const NOTICE_REASON: Record<NoticeKind, string> = {
 
 /**
  * A notification as every face words it: the reason, the pane and its workspace in the title
- * (`Needs input: api in backend`), the agent's message as the body; both cleaned by `displayText`.
+ * (`Needs input: api in backend`), and another machine's name (`… on devbox`), the agent's message
+ * as the body; both cleaned by `displayText`.
  */
-export function noticeText(kind: NoticeKind, pane: string, workspace: string | undefined, body: string | null): { title: string; body: string } {
-  return { title: displayText(`${NOTICE_REASON[kind]}: ${pane}${workspace ? ` in ${workspace}` : ''}`), body: displayText(body ?? '') };
+export function noticeText(kind: NoticeKind, pane: string, workspace: string | undefined, body: string | null, machine?: string | null): { title: string; body: string } {
+  const where = `${workspace ? ` in ${workspace}` : ''}${machine ? ` on ${machine}` : ''}`;
+  return { title: displayText(`${NOTICE_REASON[kind]}: ${pane}${where}`), body: displayText(body ?? '') };
 }

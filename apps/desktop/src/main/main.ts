@@ -32,7 +32,7 @@ export async function start(): Promise<void> {
     shown.on('click', () => {
       window.show();
       window.focus();
-      push('focus', notice.surface_id);
+      push('focus', notice.surface_id, notice.machine ?? null);
     });
     shown.show();
   });

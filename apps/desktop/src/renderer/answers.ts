@@ -1,12 +1,18 @@
 // Answering a waiting agent from the page, at a desktop's size (a strip under the pane's header)
 // and on a phone (above the key row): serve's inbox, read when the waits change, and a box of the
 // answers the agent's runtime knows (its `[answers]`), sent with `surface.answer` at the wait's
-// `state_seq`, so serve refuses an answer to an agent that has moved on.
+// `state_seq`, so serve refuses an answer to an agent that has moved on. The inbox holds every
+// machine's waits (issue 32): another machine's agent is answered the same way, through its serve
+// (`machine` in the request), and its items are told apart by (machine, surface_id).
+import { LINK_REFRESH_MS } from '@paneflow/protocol/machines';
 import type { InboxItem } from '@paneflow/protocol/status';
 import type { AutoAnswer } from '@paneflow/protocol/supervisor';
-import { displayText, rowMark, type Picture } from '@paneflow/view';
+import { displayText, paneKey, rowMark, type PaneStatus } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { el } from './dom';
+
+/** How many times a read that lacks a far wait is made again. */
+const FAR_RETRIES = 5;
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -18,28 +24,33 @@ export class InboxReader {
   /** The waits the items were read for; null to read again whatever they are. */
   private readFor: string | null = null;
   private reading: Promise<void> | null = null;
+  /** Reads again for far waits the last read lacked (`farBehind`). */
+  private farRetries = 0;
 
   constructor(
     private readonly api: PaneflowApi,
-    private readonly picture: Picture,
+    /** Every agent's status, this machine's and the others' (whose `machine` names theirs). */
+    private readonly statuses: () => Array<PaneStatus & { machine?: string | null }>,
     /** Run once a read has come back (the faces draw its items). */
     private readonly onRead: () => void,
   ) {}
 
   /** Reads the inbox if the picture's waits (or its latest automatic answers) differ from those it was read for. */
   refresh(): void {
-    const statuses = [...this.picture.statuses.values()];
+    const statuses = this.statuses();
     const waits = [
-      ...statuses.filter((s) => rowMark(s) === 'need_you').map((s) => `${s.surface_id}:${s.revision}`),
-      ...statuses.filter((s) => s.supervision?.auto_answer).map((s) => `${s.surface_id}@${s.supervision!.auto_answer!.at_ms}`),
+      ...statuses.filter((s) => rowMark(s) === 'need_you').map((s) => `${paneKey(s.machine, s.surface_id)}:${s.revision}`),
+      ...statuses.filter((s) => s.supervision?.auto_answer).map((s) => `${paneKey(s.machine, s.surface_id)}@${s.supervision!.auto_answer!.at_ms}`),
     ].join(',');
     if (waits === this.readFor || this.reading) return;
+    if (waits !== this.readFor) this.farRetries = 0;
     this.readFor = waits;
     this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[]; answered?: AutoAnswer[] }>)
       .then(
         ({ items, answered }) => {
           this.items = items;
           this.answered = answered ?? [];
+          this.farBehind(statuses);
         },
         () => undefined,
       )
@@ -49,13 +60,32 @@ export class InboxReader {
       });
   }
 
+  /**
+   * Serve publishes a far agent's status as its frame comes, and reads that machine's inbox a
+   * moment later (`LINK_REFRESH_MS`): a read between the two lacks a new wait, or still holds one
+   * that has ended. It is read again, a few times, until the inbox agrees with the statuses.
+   */
+  private farBehind(statuses: Array<PaneStatus & { machine?: string | null }>): void {
+    const far = statuses.filter((s): s is PaneStatus & { machine: string } => !!s.machine);
+    const waits = new Set(far.filter((s) => rowMark(s) === 'need_you').map((s) => paneKey(s.machine, s.surface_id)));
+    const held = new Set(this.items.filter((item) => item.machine).map((item) => paneKey(item.machine, item.surface_id)));
+    const behind = waits.size !== held.size || [...waits].some((key) => !held.has(key));
+    if (!behind || this.farRetries >= FAR_RETRIES) return;
+    this.farRetries++;
+    setTimeout(() => {
+      this.readFor = null;
+      this.refresh();
+    }, LINK_REFRESH_MS * 2);
+  }
+
   /** Read again at the next refresh (an answer went out). */
   stale(): void {
     this.readFor = null;
   }
 
-  waiting(surfaceId: number): InboxItem | undefined {
-    return this.items.find((item) => item.surface_id === surfaceId);
+  /** The wait of a pane: this machine's (`machine` null) or another's. */
+  waiting(surfaceId: number, machine: string | null = null): InboxItem | undefined {
+    return this.items.find((item) => item.surface_id === surfaceId && (item.machine ?? null) === machine);
   }
 }
 
@@ -81,13 +111,15 @@ export class AnswerBox {
   /** Draws the answers for `item` (nothing when no agent waits). */
   draw(item: InboxItem | undefined): void {
     this.item = item;
-    const drawFor = item ? `${item.surface_id}:${item.state_seq}:${this.answering}` : '';
+    const drawFor = item ? `${paneKey(item.machine, item.surface_id)}:${item.state_seq}:${this.answering}` : '';
     if (drawFor === this.drawnFor) return;
     this.drawnFor = drawFor;
     this.element.replaceChildren();
     this.element.hidden = !item;
     if (!item) return;
     this.element.dataset.surface = String(item.surface_id);
+    if (item.machine) this.element.dataset.machine = item.machine;
+    else delete this.element.dataset.machine;
     this.element.append(el('div', 'message', displayText([item.kind, item.message].filter((p) => p).join(' · ') || 'waiting for input')));
     if (!item.answers) {
       this.element.append(el('div', 'hint', 'Its runtime names no answers: answer in the terminal.'));
@@ -119,7 +151,9 @@ export class AnswerBox {
     this.answering = true;
     this.draw(this.item);
     try {
-      const outcome = await this.api.settle('surface.answer', { surface_id: item.surface_id, answer, state_seq: item.state_seq });
+      // Another machine's agent is answered by its own serve, under its gates.
+      const target = item.machine ? { machine: item.machine } : {};
+      const outcome = await this.api.settle('surface.answer', { surface_id: item.surface_id, ...target, answer, state_seq: item.state_seq });
       if ('error' in outcome) this.say(outcome.error.reason === 'not_waiting' ? 'It has moved on: nothing was typed.' : outcome.error.message);
     } finally {
       this.answering = false;

@@ -2,12 +2,15 @@
 // after a gap, or when serve is back), decides what each frame redraws, which pane is in front of
 // you (its Done acknowledged, no notice raised for it), and brings a pane forward when asked. The
 // sidebar, the panes, closing and the new-pane menu draw from the picture in modules of their own;
-// nothing here computes an agent's state.
+// nothing here computes an agent's state. Other machines' agents (issue 32) are kept beside it, by
+// (machine, surface_id), from `fleet.list` and the far frames: they are listed and answered here,
+// their terminals are not.
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
 import type { EventFrame, EventFrameOf, Presentation } from '@paneflow/protocol/events';
-import type { NoticeKind } from '@paneflow/protocol/status';
+import type { MachineRow } from '@paneflow/protocol/machines';
+import type { NoticeKind, StatusObject } from '@paneflow/protocol/status';
 import type { SurfaceEntry as Surface, WorkspaceEntry as Workspace } from '@paneflow/protocol/model';
-import { noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { FarMachines, farTerminalText, frameMachine, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { InboxReader } from './answers';
 import { SpinnerClock } from './clock';
@@ -21,8 +24,13 @@ import { AgeingClock, QueueBox } from './supervision';
 import type { PaneTerminal } from './terminal';
 import { TurnsPanel } from './turns';
 
+/** The page's one subscription: every frame, other machines' too (each with its `machine`). */
+const SUBSCRIPTION = { machines: true };
+
 export class App {
   readonly picture = new Picture();
+  /** Other machines: their links and their agents, as this machine's serve last saw them. */
+  readonly far = new FarMachines();
   /** Run after the agents or the panes are drawn (the phone layout follows them). */
   readonly drawn: Array<() => void> = [];
   /** The picture's reads, through the renderer's one API. */
@@ -46,6 +54,8 @@ export class App {
   });
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
+  private readingFleet: Promise<void> | null = null;
+  private readFleetAgain = false;
 
   private get workspaces(): Workspace[] {
     return this.picture.workspaces;
@@ -63,29 +73,30 @@ export class App {
     private readonly api: PaneflowApi,
     root: HTMLElement,
   ) {
-    this.turns = new TurnsPanel(api, (id) => this.labelOf(id));
-    this.digest = new Digest(api, (id) => this.labelOf(id), (id) => void this.turns.show(id, null));
-    this.inbox = new InboxReader(api, this.picture, () => {
+    this.turns = new TurnsPanel(api, (id, machine) => this.labelOf(id, machine));
+    this.digest = new Digest(api, (id, machine) => this.labelOf(id, machine), (id, machine) => void this.turns.show(id, null, machine));
+    this.inbox = new InboxReader(api, () => [...this.statuses.values(), ...this.far.agents.values()], () => {
       this.panes.drawHeaders();
+      this.sidebar.drawAgents();
       this.afterDraw();
     });
     const say = (message: string) => this.notices.say(message);
     this.queue = new QueueBox(api, say);
-    const queue = (surfaceId: number) => this.queue.open(surfaceId, this.labelOf(surfaceId));
+    const queue = (surfaceId: number, machine: string | null = null) => this.queue.open(surfaceId, this.labelOf(surfaceId, machine), machine);
     const closer = new Closer(api, this.picture, say);
     const close = (target: CloseTarget) => closer.close(target);
     const focus = (surfaceId: number, focusTerminal?: boolean) => this.focusSurface(surfaceId, focusTerminal);
-    this.sidebar = new Sidebar(api, this.picture, this.catalog, this.clock, (status) => this.label(status), { focus, close, queue }, this.digest.sidebar);
+    this.sidebar = new Sidebar(api, this.picture, this.far, this.inbox, this.catalog, this.clock, (status) => this.label(status), { focus, close, queue, say }, this.digest.sidebar);
     this.panes = new PaneTree(api, this.picture, this.inbox, this.turns, new NewPaneMenu(api, this.catalog, say), { focus, close, say, queue });
     root.append(this.sidebar.element, this.panes.element, this.notices.element, this.turns.element, this.queue.element);
-    api.onFocusSurface((id) => void this.focusSurface(id));
+    api.onFocusSurface((id, machine) => (machine === null ? void this.focusSurface(id) : this.sayWhere(id, machine)));
     // The window coming forward brings its pane in front of you too.
     window.addEventListener('focus', () => void this.ackInFront());
   }
 
   async start(): Promise<void> {
     await this.readPresentation();
-    await this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe());
+    await this.api.subscribe(SUBSCRIPTION, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe());
     await this.refresh();
     await this.digest.read();
     document.body.dataset.ready = 'true';
@@ -101,7 +112,7 @@ export class App {
   private lostServe(): void {
     document.body.dataset.serve = 'lost';
     setTimeout(() => {
-      this.api.subscribe({}, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe()).then(
+      this.api.subscribe(SUBSCRIPTION, (frame) => this.onEvent(frame as EventFrame), () => this.lostServe()).then(
         () => {
           document.body.dataset.serve = 'up';
           // The config may have changed while serve was away.
@@ -114,6 +125,7 @@ export class App {
 
   /** Every frame carries what changed, so the picture is kept from the stream; only a gap re-reads it. */
   private onEvent(frame: EventFrame): void {
+    if (frame.type === 'machine_changed' || frameMachine(frame) !== null) return this.onFarEvent(frame);
     if (frame.type === 'notification') return this.notify(frame);
     if (frame.type === 'presentation_changed') return this.clock.setReduceMotion(frame.presentation.reduce_motion);
     if (frame.type === 'turn_started' || frame.type === 'turn_ended') return this.turns.onTurn(frame);
@@ -142,6 +154,28 @@ export class App {
         void this.refresh();
         return;
     }
+  }
+
+  /** Another machine's frame, or a link's: never this machine's picture, whose ids are its own. */
+  private onFarEvent(frame: EventFrame): void {
+    const machine = frameMachine(frame);
+    if (frame.type === 'notification' && machine !== null) return this.notifyFar(frame, machine);
+    const change = this.far.apply(frame);
+    // A link that changed may have brought agents, lost them, or gone (removed): read whole.
+    if (change === 'links') void this.readFleet();
+    if (change !== 'none') this.drawAgents();
+  }
+
+  /** Another machine's notification, shown as this machine's are, naming its machine. */
+  private notifyFar(notice: { surface_id: number; kind: NoticeKind; title: string; body: string | null }, machine: string): void {
+    const status = this.far.get(machine, notice.surface_id);
+    const pane = status ? this.label(status) : notice.title;
+    this.api.notify({ ...noticeText(notice.kind, pane, undefined, notice.body, machine), surface_id: notice.surface_id, machine });
+  }
+
+  /** A far pane cannot come forward here: where it is, and how to reach it, in passing. */
+  private sayWhere(surfaceId: number, machine: string): void {
+    this.notices.say(`${this.labelOf(surfaceId, machine)} is ${farTerminalText(machine)}`);
   }
 
   /** The pane is the focused one of the workspace on screen, in a focused window. */
@@ -188,11 +222,28 @@ export class App {
     this.refreshing = (async () => {
       do {
         this.refreshAgain = false;
-        await this.picture.reload(this.read);
+        await Promise.all([this.picture.reload(this.read), this.readFleet()]);
         this.render();
       } while (this.refreshAgain);
     })().finally(() => (this.refreshing = null));
     return this.refreshing;
+  }
+
+  /** Other machines' agents and links, read whole (`fleet.list`); calls meanwhile make it run once more. */
+  private readFleet(): Promise<void> {
+    if (this.readingFleet) {
+      this.readFleetAgain = true;
+      return this.readingFleet;
+    }
+    this.readingFleet = (async () => {
+      do {
+        this.readFleetAgain = false;
+        const { agents, machines } = (await this.api.request('fleet.list')) as { agents: StatusObject[]; machines?: MachineRow[] };
+        this.far.load(agents, machines ?? []);
+        this.drawAgents();
+      } while (this.readFleetAgain);
+    })().finally(() => (this.readingFleet = null));
+    return this.readingFleet;
   }
 
   /** A new pane whose frame came without its status (an older serve): read once. */
@@ -211,14 +262,19 @@ export class App {
     await this.ackInFront();
   }
 
-  label(status: PaneStatus): string {
-    const surface = this.surfaces.get(status.surface_id);
+  /** An agent's label: its pane's name, else its runtime's, else the pane's title; another machine's pane is not this one's. */
+  label(status: PaneStatus & { machine?: string | null }): string {
+    const surface = status.machine ? undefined : this.surfaces.get(status.surface_id);
     const runtime = status.runtime_id ? this.catalog.bySlug.get(status.runtime_id) : undefined;
-    return surface?.name ?? runtime?.label ?? surface?.title ?? `pane ${status.surface_id}`;
+    return surface?.name ?? (status.machine ? status.surface_name : null) ?? runtime?.label ?? surface?.title ?? `pane ${status.surface_id}`;
   }
 
-  /** A pane's label by its id (its status's, else its name or title). */
-  labelOf(surfaceId: number): string {
+  /** A pane's label by its id (its status's, else its name or title), of `machine` or this one. */
+  labelOf(surfaceId: number, machine: string | null = null): string {
+    if (machine !== null) {
+      const far = this.far.get(machine, surfaceId);
+      return far ? this.label(far) : `pane ${surfaceId}`;
+    }
     const status = this.statuses.get(surfaceId);
     return status ? this.label(status) : paneName(this.surfaces.get(surfaceId), surfaceId);
   }
@@ -232,7 +288,10 @@ export class App {
 
   private drawAgents(): void {
     this.sidebar.drawAgents();
-    this.ageing.follow(this.statuses.values());
+    const linkDown = [...this.far.links.values()].some((link) => link.state !== 'connected');
+    this.ageing.follow([...this.statuses.values(), ...this.far.agents.values()], linkDown);
+    // Another machine's waits are answered in the sidebar: the inbox follows them too.
+    this.inbox.refresh();
     this.afterDraw();
   }
 

@@ -1,7 +1,7 @@
 // "While you were away": per agent, what its turns did since the person last looked (serve's
 // `fleet.digest`), read when the page opens and each time it comes back into view, after which
 // the page tells serve the person is looking (`fleet.looked`), so the next digest starts here.
-// Drawn in the sidebar and first on the phone's home; a row opens that agent's turns.
+// Drawn in the sidebar and first on the phone's home; a row opens that agent's turns, on whichever machine.
 import type { DigestAgent } from '@paneflow/protocol/turns';
 import { digestLine, displayText, promptLine } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
@@ -22,8 +22,8 @@ export class Digest {
 
   constructor(
     private readonly api: PaneflowApi,
-    private readonly label: (surfaceId: number) => string,
-    private readonly open: (surfaceId: number) => void,
+    private readonly label: (surfaceId: number, machine: string | null) => string,
+    private readonly open: (surfaceId: number, machine: string | null) => void,
   ) {
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'visible') void this.read();
@@ -53,11 +53,18 @@ export class Digest {
       else section.append(el('div', 'digest-since', when));
       for (const agent of digest.agents) {
         const row = el('button', className);
+        const machine = agent.machine ?? null;
         row.dataset.surface = String(agent.surface_id);
-        row.append(el('div', 'name', displayText(agent.pane_name ?? this.label(agent.surface_id))), el('div', 'what', digestLine(agent)));
+        const name = el('div', 'name', displayText(agent.pane_name ?? this.label(agent.surface_id, machine)));
+        // Another machine's agent (issue 32) names its machine; its turns are asked of that machine.
+        if (machine) {
+          row.dataset.machine = machine;
+          name.append(el('span', 'machine', displayText(` on ${machine}`)));
+        }
+        row.append(name, el('div', 'what', digestLine(agent)));
         const prompt = promptLine(agent.last_prompt, 80);
         if (prompt) row.append(el('div', 'prompt', prompt));
-        row.onclick = () => this.open(agent.surface_id);
+        row.onclick = () => this.open(agent.surface_id, machine);
         section.append(row);
       }
     }

@@ -35,7 +35,7 @@ export function answeredElement(answer: AutoAnswer, label: string, nowMs = Date.
 
 /**
  * Redraws the words that age, every `AGEING_TICK_MS`, only while the picture holds any (a stall,
- * a limit, an automatic answer): a page with none has no timer.
+ * a limit, an automatic answer, a machine's link that is not connected): a page with none has no timer.
  */
 const AGEING_TICK_MS = 10_000;
 export class AgeingClock {
@@ -43,8 +43,9 @@ export class AgeingClock {
 
   constructor(private readonly redraw: () => void) {}
 
-  follow(statuses: Iterable<PaneStatus>): void {
-    const ageing = [...statuses].some((status) => supervisionAges(status.supervision));
+  /** `alsoAges`: other words on screen age too (a machine's link `as of 2m ago`). */
+  follow(statuses: Iterable<PaneStatus>, alsoAges = false): void {
+    const ageing = alsoAges || [...statuses].some((status) => supervisionAges(status.supervision));
     if (ageing && !this.timer) this.timer = setInterval(this.redraw, AGEING_TICK_MS);
     else if (!ageing && this.timer) {
       clearInterval(this.timer);
@@ -66,6 +67,8 @@ export class QueueBox {
   private readonly refusal = el('div', 'queue-refusal');
   private readonly send = el('button', 'queue-send', 'Queue');
   private surfaceId: number | null = null;
+  /** The agent's machine, null for this one: a far agent's prompt is kept by its own serve. */
+  private machine: string | null = null;
   private label = '';
 
   constructor(
@@ -97,12 +100,15 @@ export class QueueBox {
     };
   }
 
-  /** Opens the box for an agent, in place of one open for any other. */
-  open(surfaceId: number, label: string): void {
-    if (this.surfaceId !== surfaceId) this.field.value = '';
+  /** Opens the box for an agent (of `machine`, or this one), in place of one open for any other. */
+  open(surfaceId: number, label: string, machine: string | null = null): void {
+    if (this.surfaceId !== surfaceId || this.machine !== machine) this.field.value = '';
     this.surfaceId = surfaceId;
+    this.machine = machine;
     this.label = displayText(label);
     this.element.dataset.surface = String(surfaceId);
+    if (machine) this.element.dataset.machine = machine;
+    else delete this.element.dataset.machine;
     this.heading.textContent = `Queue a prompt for ${this.label}`;
     this.refusal.textContent = '';
     this.element.hidden = false;
@@ -120,7 +126,7 @@ export class QueueBox {
     if (surfaceId === null || text.trim() === '') return;
     this.send.disabled = true;
     try {
-      const outcome = await this.api.settle('queue.add', { surface_id: surfaceId, text });
+      const outcome = await this.api.settle('queue.add', { surface_id: surfaceId, ...(this.machine ? { machine: this.machine } : {}), text });
       if ('error' in outcome) {
         this.refusal.textContent = displayText(`Not queued: ${outcome.error.message}`);
         return;

@@ -32,20 +32,21 @@ export class TurnsPanel {
   private readonly title = el('span', 'title');
   private readonly back = el('button', 'turns-back', '‹ Turns');
   private readonly body = el('div', 'turns-body');
-  /** The pane shown, and the turn opened in it (null: the list). */
+  /** The pane shown (of `machine`, null for this one: another machine's ledger is asked of its serve), and the turn opened in it (null: the list). */
   private surfaceId: number | null = null;
+  private machine: string | null = null;
   private opened: number | null = null;
   /** Answers that come back after the panel moved on are dropped. */
   private generation = 0;
 
   constructor(
     private readonly api: PaneflowApi,
-    private readonly label: (surfaceId: number) => string,
+    private readonly label: (surfaceId: number, machine: string | null) => string,
   ) {
     const close = el('button', 'turns-close', '×');
     close.title = 'Close (Esc)';
     close.onclick = () => this.close();
-    this.back.onclick = () => void this.show(this.surfaceId!, null);
+    this.back.onclick = () => void this.show(this.surfaceId!, null, this.machine);
     const head = el('header');
     head.append(this.back, this.title, close);
     this.element.append(head, this.body);
@@ -54,7 +55,7 @@ export class TurnsPanel {
     this.element.addEventListener('keydown', (event) => {
       if (event.key !== 'Escape') return;
       event.preventDefault();
-      if (this.opened !== null) void this.show(this.surfaceId!, null);
+      if (this.opened !== null) void this.show(this.surfaceId!, null, this.machine);
       else this.close();
     });
   }
@@ -63,16 +64,20 @@ export class TurnsPanel {
     return this.surfaceId;
   }
 
-  /** A pane's turns (`turn` null), or one turn of it opened. */
-  async show(surfaceId: number, turn: number | null): Promise<void> {
+  /** A pane's turns (`turn` null), or one turn of it opened; of `machine`, or this one. */
+  async show(surfaceId: number, turn: number | null, machine: string | null = null): Promise<void> {
     const generation = ++this.generation;
     this.surfaceId = surfaceId;
+    this.machine = machine;
     this.opened = turn;
     this.element.hidden = false;
     this.element.dataset.surface = String(surfaceId);
+    if (machine) this.element.dataset.machine = machine;
+    else delete this.element.dataset.machine;
     this.element.dataset.view = turn === null ? 'list' : 'turn';
     this.back.hidden = turn === null;
-    this.title.textContent = displayText(turn === null ? `Turns · ${this.label(surfaceId)}` : `Turn #${turn} · ${this.label(surfaceId)}`);
+    const label = `${this.label(surfaceId, machine)}${machine ? ` on ${machine}` : ''}`;
+    this.title.textContent = displayText(turn === null ? `Turns · ${label}` : `Turn #${turn} · ${label}`);
     this.element.focus();
     const drawn = turn === null ? await this.list(surfaceId) : await this.turn(surfaceId, turn);
     if (generation === this.generation) this.body.replaceChildren(...drawn);
@@ -81,18 +86,24 @@ export class TurnsPanel {
   close(): void {
     this.generation++;
     this.surfaceId = this.opened = null;
+    this.machine = null;
     this.element.hidden = true;
     this.body.replaceChildren();
   }
 
-  /** A turn began or ended in the pane shown: its list again, or the open turn once its record is whole. */
+  /** A turn began or ended in the pane shown (this machine's frames only): its list again, or the open turn once its record is whole. */
   onTurn(frame: TurnFrame): void {
-    if (frame.surface_id !== this.surfaceId) return;
+    if (frame.surface_id !== this.surfaceId || this.machine !== null) return;
     if (this.opened === null || (this.opened === frame.turn.turn && frame.type === 'turn_ended')) void this.show(frame.surface_id, this.opened);
   }
 
+  /** The pane asked about: another machine's carries its `machine`. */
+  private target(surfaceId: number): { surface_id: number; machine?: string } {
+    return this.machine ? { surface_id: surfaceId, machine: this.machine } : { surface_id: surfaceId };
+  }
+
   private async list(surfaceId: number): Promise<HTMLElement[]> {
-    const outcome = await this.api.settle('turn.list', { surface_id: surfaceId });
+    const outcome = await this.api.settle('turn.list', this.target(surfaceId));
     if ('error' in outcome) return [line('p', 'turns-note', outcome.error.message)];
     const turns = (outcome.result as { turns: TurnRecord[] }).turns.slice().reverse();
     if (turns.length === 0) return [el('p', 'turns-note', 'No turns yet. A turn is what an agent declares through OSC 7501, from working to done; an agent that declares nothing has none.')];
@@ -107,16 +118,17 @@ export class TurnsPanel {
       const tokens = tokensText(turn.tokens);
       if (tokens) head.append(el('span', 'tokens', tokens));
       row.append(head, el('div', 'prompt', promptLine(turn.prompt?.text, 120) || '(no prompt seen)'));
-      row.onclick = () => void this.show(surfaceId, turn.turn);
+      const machine = this.machine;
+      row.onclick = () => void this.show(surfaceId, turn.turn, machine);
       return row;
     });
   }
 
   private async turn(surfaceId: number, turn: number): Promise<HTMLElement[]> {
-    const outcome = await this.api.settle('turn.diff', { surface_id: surfaceId, turn });
+    const outcome = await this.api.settle('turn.diff', { ...this.target(surfaceId), turn });
     if ('error' in outcome) {
       // No change to show (no git, a failed snapshot) still leaves the record worth reading.
-      const listed = await this.api.settle('turn.list', { surface_id: surfaceId });
+      const listed = await this.api.settle('turn.list', this.target(surfaceId));
       const record = 'result' in listed ? (listed.result as { turns: TurnRecord[] }).turns.find((t) => t.turn === turn) : undefined;
       return [...(record ? summary(record) : []), line('p', 'turns-note', outcome.error.message)];
     }

@@ -3,6 +3,7 @@
 // does. Loaded before the renderer, which runs unchanged. A dropped socket is opened again: what
 // the page followed ends (the renderer subscribes again, as after a serve restart) and every
 // terminal attaches again, starting from the host's checkpoint.
+import { paneKey } from '@paneflow/view';
 import { createApi, type Notice } from '../api';
 import { JSONRPCClient, type JSONRPCErrorException, type JSONRPCRequest, type JSONRPCResponse } from 'json-rpc-2.0';
 import { SOCKET_PATH } from './messages';
@@ -97,11 +98,11 @@ function connect(): void {
 function notify(notice: Notice): void {
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   if (document.visibilityState === 'visible' && document.hasFocus()) return;
-  const shown = new Notification(notice.title, { body: notice.body, tag: `paneflow-${notice.surface_id}` });
+  const shown = new Notification(notice.title, { body: notice.body, tag: `paneflow-${paneKey(notice.machine, notice.surface_id)}` });
   shown.onclick = () => {
     window.focus();
     shown.close();
-    deliver('focus', notice.surface_id);
+    deliver('focus', notice.surface_id, notice.machine ?? null);
   };
 }
 
