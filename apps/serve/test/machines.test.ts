@@ -103,6 +103,13 @@ test('a far agent in the lists and frames here, marked with its machine; answere
   await until(async () => (await far.call('surface.status', { surface_id: surface })).state === 'finished', 'the far agent done, seen on the far side');
   const read = await here.call('surface.read', { surface_id: surface, machine: 'far', lines: 5, fenced: false });
   expect(read.text).toContain('done: deploy it');
+  // The far turn's record as it ended, passed on with its machine; acknowledged and queued there from here.
+  const ended = await events.next((f) => f.type === 'turn_ended' && f.machine === 'far' && f.surface_id === surface, mark);
+  expect(ended.turn).toMatchObject({ prompt: { text: 'deploy it' }, ended: 'finished' });
+  const farSession = (await far.call('surface.status', { surface_id: surface })).session;
+  expect(await here.call('session.ack', { sessions: [farSession], machine: 'far' })).toEqual({ acked: [farSession] });
+  expect((await far.call('surface.status', { surface_id: surface })).unread).toBe(false);
+  expect((await here.call('queue.list', { surface_id: surface, machine: 'far' })).queues).toEqual([expect.objectContaining({ surface_id: surface, items: [] })]);
   // The digest asks each machine for the same window: the far turn is in this machine's digest.
   const digest = await here.call('fleet.digest', { since_ms: Date.now() - 60_000 });
   expect(digest.agents.find((a) => a.machine === 'far' && a.surface_id === surface)).toMatchObject({ turns: 1, last_prompt: 'deploy it' });

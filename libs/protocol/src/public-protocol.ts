@@ -367,13 +367,13 @@ export const PublicMethods = {
     Type.Object({ ...SurfaceTarget, text: Type.String({ minLength: 1 }), ...QueueScope }, closed),
     Type.Object({ item: QueuedPrompt, sent_now: Type.Boolean() }),
   ),
-  'queue.list': method(Type.Object({ surface_id: Type.Optional(SurfaceId) }, closed), Type.Object({ queues: Type.Array(PaneQueue) })),
+  'queue.list': method(Type.Object({ surface_id: Type.Optional(SurfaceId), ...RoutedTarget }, closed), Type.Object({ queues: Type.Array(PaneQueue) })),
   /** The writes below are checked against the caller's scope as `queue.add` is (the item's pane). */
-  'queue.remove': method(Type.Object({ id: QueueId, ...QueueScope }, closed), Type.Object({ removed: QueuedPrompt })),
+  'queue.remove': method(Type.Object({ id: QueueId, ...QueueScope, ...RoutedTarget }, closed), Type.Object({ removed: QueuedPrompt })),
   /** Moves a queued prompt to `position` (1: next) within its pane's queue. */
-  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }), ...QueueScope }, closed), PaneQueue),
+  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }), ...QueueScope, ...RoutedTarget }, closed), PaneQueue),
   /** Sends a queued prompt now, whatever the turn (released from a hold); `force` as `surface.send_text`'s. */
-  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()), ...QueueScope }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
+  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()), ...QueueScope, ...RoutedTarget }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
   /**
    * Answer rules (config.json `answer_rules`): which there are and whether they act (`enabled`:
    * `rules.set_enabled` turns them all off or on at once, kept across restarts; they act only
@@ -423,7 +423,8 @@ export const PublicMethods = {
     ),
     Type.Unknown(),
   ),
-  'session.ack': method(Type.Object({ sessions: Type.Array(Uuid) }, closed), Type.Object({ acked: Type.Array(Uuid) })),
+  /** With `machine`, sessions of that machine, acknowledged by its serve (issue 32). */
+  'session.ack': method(Type.Object({ sessions: Type.Array(Uuid), ...RoutedTarget }, closed), Type.Object({ acked: Type.Array(Uuid) })),
   'events.subscribe': method(
     Type.Object(
       {

@@ -1,5 +1,5 @@
 import type { InstanceClient } from '@paneflow/client';
-import type { EventFrame, Presentation } from '@paneflow/protocol/events';
+import type { EventFrame, EventType, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { NoticeKind } from '@paneflow/protocol/status';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
@@ -17,6 +17,13 @@ import type { OuterTerminal } from './tty';
 
 /** The notices attach raises: an agent that needs you, and each of the supervisor's (a finished turn or an error it leaves to the sidebar). */
 const NOTIFIED = new Set<NoticeKind>(['needs_input', 'answered_by_rule', 'stalled', 'usage_limit', 'queue_held', 'continue_not_started']);
+
+/**
+ * The frames attach reads (the picture's, the turn ledger's overlay, notices, the config's): a
+ * pane's output counter (`surface_changed`, ~10 a second per busy pane) and the hooks' frames
+ * would only wake it (issue 34).
+ */
+const FOLLOWED: EventType[] = ['status_changed', 'declared_changed', 'surface_created', 'surface_updated', 'surface_closed', 'workspace_changed', 'focus_changed', 'notification', 'presentation_changed', 'turn_started', 'turn_ended'];
 
 /** How long a lone ESC waits to be the start of a sequence. */
 const ESCAPE_MS = 25;
@@ -112,7 +119,7 @@ export class AttachClient implements CommandFace {
   private async subscribe(): Promise<void> {
     // No heartbeats: a closed socket already says serve is gone, and idle means no wakeups.
     this.subscription = await this.client.subscribe(
-      { heartbeat: false },
+      { heartbeat: false, types: FOLLOWED },
       (_id, frame) => this.onEvent(frame as EventFrame),
       () => void this.reconnect(),
     );
@@ -166,7 +173,20 @@ export class AttachClient implements CommandFace {
       void this.picture.readCreated(frame, this.read).then((status) => status && this.invalidate());
     }
     if (change === 'status' || change === 'focus') this.ackInFront();
+    const boxed = this.mode.kind === 'help' || this.mode.kind === 'confirm';
+    if (change === 'status' && frame.type === 'status_changed' && !boxed && this.outOfFront(frame.surface_id)) {
+      // An agent's state shows in the sidebar and, once it ended, on its pane's first line: the
+      // title and the status line are the pane in front's (issue 34: most changes are elsewhere).
+      this.invalidate('sidebar');
+      if (this.inView(frame.surface_id)) this.invalidate(frame.surface_id);
+      return;
+    }
     if (change !== 'none') this.invalidate();
+  }
+
+  /** An agent pane not in front, whose title shows nothing of its state (only a non-agent's declared status is there). */
+  private outOfFront(surfaceId: number): boolean {
+    return surfaceId !== this.picture.active?.focus && this.picture.statuses.get(surfaceId)?.tool != null;
   }
 
   /**

@@ -4,15 +4,11 @@
 // `state_seq`, so serve refuses an answer to an agent that has moved on. The inbox holds every
 // machine's waits (issue 32): another machine's agent is answered the same way, through its serve
 // (`machine` in the request), and its items are told apart by (machine, surface_id).
-import { LINK_REFRESH_MS } from '@paneflow/protocol/machines';
 import type { InboxItem } from '@paneflow/protocol/status';
 import type { AutoAnswer } from '@paneflow/protocol/supervisor';
 import { displayText, paneKey, rowMark, type PaneStatus } from '@paneflow/view';
 import type { PaneflowApi } from '../api';
 import { el } from './dom';
-
-/** How many times a read that lacks a far wait is made again. */
-const FAR_RETRIES = 5;
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -24,8 +20,6 @@ export class InboxReader {
   /** The waits the items were read for; null to read again whatever they are. */
   private readFor: string | null = null;
   private reading: Promise<void> | null = null;
-  /** Reads again for far waits the last read lacked (`farBehind`). */
-  private farRetries = 0;
 
   constructor(
     private readonly api: PaneflowApi,
@@ -43,14 +37,12 @@ export class InboxReader {
       ...statuses.filter((s) => s.supervision?.auto_answer).map((s) => `${paneKey(s.machine, s.surface_id)}@${s.supervision!.auto_answer!.at_ms}`),
     ].join(',');
     if (waits === this.readFor || this.reading) return;
-    if (waits !== this.readFor) this.farRetries = 0;
     this.readFor = waits;
     this.reading = (this.api.request('fleet.inbox') as Promise<{ items: InboxItem[]; answered?: AutoAnswer[] }>)
       .then(
         ({ items, answered }) => {
           this.items = items;
           this.answered = answered ?? [];
-          this.farBehind(statuses);
         },
         () => undefined,
       )
@@ -58,24 +50,6 @@ export class InboxReader {
         this.reading = null;
         this.onRead();
       });
-  }
-
-  /**
-   * Serve publishes a far agent's status as its frame comes, and reads that machine's inbox a
-   * moment later (`LINK_REFRESH_MS`): a read between the two lacks a new wait, or still holds one
-   * that has ended. It is read again, a few times, until the inbox agrees with the statuses.
-   */
-  private farBehind(statuses: Array<PaneStatus & { machine?: string | null }>): void {
-    const far = statuses.filter((s): s is PaneStatus & { machine: string } => !!s.machine);
-    const waits = new Set(far.filter((s) => rowMark(s) === 'need_you').map((s) => paneKey(s.machine, s.surface_id)));
-    const held = new Set(this.items.filter((item) => item.machine).map((item) => paneKey(item.machine, item.surface_id)));
-    const behind = waits.size !== held.size || [...waits].some((key) => !held.has(key));
-    if (!behind || this.farRetries >= FAR_RETRIES) return;
-    this.farRetries++;
-    setTimeout(() => {
-      this.readFor = null;
-      this.refresh();
-    }, LINK_REFRESH_MS * 2);
   }
 
   /** Read again at the next refresh (an answer went out). */

@@ -8,7 +8,9 @@ export interface RemoteOwner {
 }
 
 /** The frames of the far serve that change what this side shows. */
-const FOLLOWED = ['status_changed', 'notification', 'surface_created', 'surface_updated', 'surface_closed', 'session_changed', 'workspace_changed'] as const;
+const FOLLOWED = ['status_changed', 'notification', 'surface_created', 'surface_updated', 'surface_closed', 'session_changed', 'workspace_changed', 'turn_started', 'turn_ended'] as const;
+/** Far frames passed on as they come, with the machine's name: they change no list. */
+const PASSED_ON = new Set(['turn_started', 'turn_ended']);
 
 /** The far side's lists, as last read. */
 interface Picture {
@@ -123,6 +125,7 @@ export class RemoteMachine {
    * finds what the frame said. A notification waits for that read too.
    */
   private onFrame(frame: Record<string, unknown>) {
+    if (PASSED_ON.has(frame.type as string)) return this.owner.publish({ ...(frame as EventFrame), machine: this.name } as EventFrame);
     const urgent = frame.type === 'notification' || frame.type === 'status_changed';
     if (frame.type === 'notification') this.notices.push({ ...(frame as EventFrame), machine: this.name } as EventFrame);
     this.refreshSoon(urgent ? 0 : LINK_REFRESH_MS);
