@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { requestDeadlineMs } from '@paneflow/protocol/deadlines';
-import { splitMachineSelector } from '@paneflow/protocol/machines';
+import { splitMachineSelector } from '@paneflow/protocol/machine-names';
 import { MAX_SELECTOR_CHARS, selectorKind } from '@paneflow/protocol/selectors';
 import type { Scope } from '@paneflow/protocol/wire';
 import { displayText, noMatchText } from '@paneflow/view';

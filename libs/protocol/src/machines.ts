@@ -1,5 +1,8 @@
 import Type, { type Static } from 'typebox';
+import { MACHINE_NAME_PATTERN } from './machine-names';
 import { nullable, TimeMs } from './wire';
+
+export * from './machine-names';
 
 /**
  * Many machines, one workspace (issue 32): each machine runs its own host and serve, unchanged;
@@ -7,10 +10,7 @@ import { nullable, TimeMs } from './wire';
  * --stdio` there (the bridge below). Everything here is what crosses the link or names it.
  */
 
-/** A machine's name: short, printable, and never read as a selector's own prefix (`cmdline:`, `cwd:`). */
-export const MACHINE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$';
 export const MachineName = Type.String({ pattern: MACHINE_NAME_PATTERN });
-export const isMachineName = (name: string): boolean => new RegExp(MACHINE_NAME_PATTERN).test(name);
 
 /**
  * How a machine is reached: an ssh destination (`host`, `user@host`, a `Host` of ~/.ssh/config;
@@ -53,32 +53,12 @@ export const MachineRow = Type.Object({
 });
 export type MachineRow = Static<typeof MachineRow>;
 
-/**
- * ssh options that run a command on this machine (`ProxyCommand`, `LocalCommand`, …) are refused
- * in a machine's `ssh_options`: a client of the socket must not be able to make serve run one.
- * They belong in ~/.ssh/config, which is the user's alone. Null when `option` may be used.
- */
-const RUNS_LOCAL_COMMAND = /^\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|remotecommand)\b/i;
-export function sshOptionFault(option: string): string | null {
-  return RUNS_LOCAL_COMMAND.test(option) ? `'${option.split(/[\s=]/)[0]}' runs commands on this machine; put it in ~/.ssh/config instead` : null;
-}
-
 /** The `machine` of a row: its machine's name, null for this one. */
 export const MachineField = { machine: Type.Optional(nullable(MachineName)) };
 /** A request for a pane of another machine: served there, under that machine's gates. */
 export const RoutedTarget = { machine: Type.Optional(MachineName) };
 /** A list narrowed to one machine (`null`: this one); absent, every machine. */
 export const MachineFilter = { machine: Type.Optional(nullable(MachineName)) };
-
-/**
- * The compact form of a selector on another machine: `@NAME:SELECTOR` (a pane name may not start
- * so; see `nameFault`). Null when `selector` names no machine.
- */
-export function splitMachineSelector(selector: string): { machine: string; selector: string } | null {
-  const match = /^@([^:]*):(.*)$/s.exec(selector);
-  if (!match || !isMachineName(match[1]) || match[2] === '') return null;
-  return { machine: match[1], selector: match[2] };
-}
 
 /** The bridge's words (`paneflow rpc --stdio`): in a module of their own, which the bridge loads without the schemas. */
 export { BRIDGE_CANCEL, BRIDGE_END, BRIDGE_FRAME, BRIDGE_HELLO, BRIDGE_HOST, TERMINAL_METHODS, type BridgeHello, type TerminalMethod } from './bridge';

@@ -1,4 +1,4 @@
-import { leaves, type LayoutNode } from '@paneflow/protocol';
+import { leaves, type LayoutNode } from '@paneflow/protocol/layout-tree';
 import type { Rect } from './grid';
 
 // Serve's split tree (@paneflow/protocol's LayoutNode) is binary; a split with more children gives

@@ -1,7 +1,7 @@
 import { InstanceClient } from '@paneflow/client';
 import { runtimeCatalog } from '@paneflow/procscan/catalog-source';
 import type { ReadStream, WriteStream } from 'node:tty';
-import { isMachineName } from '@paneflow/protocol/machines';
+import { isMachineName } from '@paneflow/protocol/machine-names';
 import { displayText, type PaneStatus } from '@paneflow/view';
 import { CliError, UsageError } from '../errors';
 import { explain, instanceEndpoints } from '../instance';

@@ -1,4 +1,4 @@
-import { isMachineName, MACHINE_NAME_PATTERN } from '@paneflow/protocol/machines';
+import { isMachineName, MACHINE_NAME_PATTERN } from '@paneflow/protocol/machine-names';
 import type { Scope } from '@paneflow/protocol/wire';
 import { displayText } from '@paneflow/view';
 import { CliError, UsageError } from '../errors';
