@@ -1,6 +1,7 @@
 // The tools of paneflow-mcp (REFERENCE.md §8) over serve's public socket. Every piece of terminal
 // text goes out fenced (§9); panes outside the caller's scope do not exist here.
 import { callChecked } from '@paneflow/instance/connect';
+import { requestDeadlineMs } from '@paneflow/protocol/deadlines';
 import { fence } from '@paneflow/protocol/fence';
 import { READ_LINES_DEFAULT, READ_LINES_MAX, SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SUBMIT_CONFIRM_MS, TURNS_KEPT } from '@paneflow/protocol/limits';
 import { RpcError } from '@paneflow/protocol/errors';
@@ -25,7 +26,7 @@ export class ToolError extends Error {}
 
 async function request<M extends MethodName<PublicMethods>>(context: Context, method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
   try {
-    return await callChecked<PublicMethods, M>(context.socket, method, params);
+    return await callChecked<PublicMethods, M>(context.socket, method, params, { timeoutMs: requestDeadlineMs(method, params) });
   } catch (error) {
     throw new ToolError(`${method}: ${(error as Error).message}`);
   }

@@ -5,6 +5,7 @@
 // user's own (checkSocketPath), and says hello to the host with the host's secret.
 import { callChecked, connectChecked } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
+import { requestDeadlineMs } from '@paneflow/protocol/deadlines';
 import { ErrorCode } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodTable, ParamsOf } from '@paneflow/protocol/schema';
@@ -53,8 +54,12 @@ export class InstanceClient {
   request(method: string, params: unknown): Promise<unknown> {
     // Typed as any method of any table: as `PublicMethods` the result would be the union of every
     // method's result, which costs the type checker seconds to relate to `unknown`.
-    if (this.machine) return callChecked<MethodTable, string>(this.endpoints.publicSocket, 'machine.call', { machine: this.machine, method, params });
-    return callChecked<MethodTable, string>(this.endpoints.publicSocket, method, params);
+    // As long as serve may take to answer it (libs/protocol deadlines.ts), and the link's way for a far one.
+    if (this.machine) {
+      const timeoutMs = requestDeadlineMs(method, { ...(params as object), machine: this.machine });
+      return callChecked<MethodTable, string>(this.endpoints.publicSocket, 'machine.call', { machine: this.machine, method, params }, { timeoutMs });
+    }
+    return callChecked<MethodTable, string>(this.endpoints.publicSocket, method, params, { timeoutMs: requestDeadlineMs(method, params) });
   }
 
   /**
