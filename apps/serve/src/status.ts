@@ -1,5 +1,5 @@
 import { isSameProcess } from '@paneflow/proc';
-import { HOST_PROTOCOL_VERSION, type CliState, type EventFrameOf, type ReducedStatus, type SessionRow, type StatusObject, type Supervision } from '@paneflow/protocol';
+import { HOST_PROTOCOL_VERSION, statusChangedFrame, type CliState, type EventFrameOf, type ReducedStatus, type SessionRow, type StatusObject, type Supervision } from '@paneflow/protocol';
 import { ActivityLog } from './activity';
 import { nextReasonChangeMs, reduce as reduceEntry, type Notice } from '@paneflow/reducer';
 import type { ServeContext } from './context';
@@ -133,18 +133,7 @@ export class Reduction {
   private publishStatus(view: View, pane: PaneRecord) {
     this.revision++;
     const status = this.statusOf(view, pane);
-    const frame: Omit<StatusChange, 'at_ms'> = {
-      type: 'status_changed',
-      surface_id: pane.surface_id,
-      session: view.session,
-      state_seq: status.state_seq,
-      status: status.status,
-      state: status.state,
-      reason: status.reason,
-      outcome: status.outcome,
-      unread: status.unread,
-      surface_status: status,
-    };
+    const frame: Omit<StatusChange, 'at_ms'> = statusChangedFrame(status);
     this.ctx.publish(frame);
     for (const watcher of this.watchers.get(view.session) ?? []) watcher({ ...frame, at_ms: Date.now() });
   }

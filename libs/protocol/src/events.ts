@@ -77,3 +77,9 @@ type FrameOf<K extends EventType> = K extends 'workspace_changed'
 /** One frame of the stream, told apart by `type`. */
 export type EventFrame = { [K in EventType]: FrameOf<K> }[EventType];
 export type EventFrameOf<K extends EventType> = Extract<EventFrame, { type: K }>;
+
+/** The `status_changed` frame a status object makes: its pane, and the fields a subscriber reads without the whole object. */
+export function statusChangedFrame(status: StatusObject): Omit<EventFrameOf<'status_changed'>, 'at_ms'> {
+  const { surface_id, session, machine, state_seq, status: reduced, state, reason, outcome, unread } = status;
+  return { type: 'status_changed', surface_id, session, ...(machine ? { machine } : {}), state_seq, status: reduced, state, reason, outcome, unread, surface_status: status };
+}

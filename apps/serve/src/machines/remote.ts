@@ -1,4 +1,4 @@
-import { LINK_REFRESH_MS, type EventFrame, type InboxItem, type MachineRow, type MachineSpec, type SessionRow, type StatusObject, type SurfaceEntry } from '@paneflow/protocol';
+import { LINK_REFRESH_MS, statusChangedFrame, type EventFrame, type InboxItem, type MachineRow, type MachineSpec, type SessionRow, type StatusObject, type SurfaceEntry } from '@paneflow/protocol';
 import { MachineLink } from './link';
 
 /** What a remote machine needs of serve: to publish its frames to the subscribers that asked for machines, and a log. */
@@ -205,21 +205,7 @@ export class RemoteMachine {
   private publishStatus(status: StatusObject) {
     if (this.published.get(status.surface_id) === status.state_seq) return;
     this.published.set(status.surface_id, status.state_seq);
-    const stamped = this.stamp(status);
-    this.owner.publish({
-      type: 'status_changed',
-      at_ms: Date.now(),
-      surface_id: status.surface_id,
-      session: status.session,
-      machine: this.name,
-      state_seq: status.state_seq,
-      status: status.status,
-      state: status.state,
-      reason: status.reason,
-      outcome: status.outcome,
-      unread: status.unread,
-      surface_status: stamped,
-    });
+    this.owner.publish({ ...statusChangedFrame(this.stamp(status)), at_ms: Date.now() });
   }
 
   private stamp<R extends object>(row: R): R & { machine: string } {

@@ -2,7 +2,8 @@ import { answersFor } from '@paneflow/procscan';
 import { HOOK_METHODS, type InboxItem, type PublicMethods } from '@paneflow/protocol';
 import { StreamReply, type Handlers } from '@paneflow/rpc';
 import type { HookIntake } from '../hooks';
-import { savedBeforeReply as saved } from '../model';
+import { savedBeforeReply as saved, type PaneRecord } from '../model';
+import type { View } from '../views';
 import type { MethodFamily, Parts } from './parts';
 
 function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
@@ -14,16 +15,19 @@ function hookMethods(hooks: HookIntake): Handlers<PublicMethods> {
 /** `fleet.list`, `session.*`, restarting panes, `events.subscribe` and the hooks' `ai.*`. */
 export const sessionMethods: MethodFamily = (parts) => {
   const { ctx, reduction, hooks, restorer, machines } = parts;
+  /** Each of this machine's panes with a session serve knows, in order, as `row` makes it. */
+  const ownPanes = <R>(row: (view: View, pane: PaneRecord) => R): R[] =>
+    ctx.model
+      .orderedPanes()
+      .filter((p) => ctx.views.has(p.session))
+      .map((p) => row(ctx.views.get(p.session)!, p));
   return {
   // Agent panes, running or not: a lost or exited agent is still one to bring back.
   // Every machine's (issue 32): this one's first, then each other's as last seen, with their links.
   'fleet.list': ({ machine }) => ({
     agents: [
       ...(here(machine)
-        ? ctx.model
-            .orderedPanes()
-            .filter((p) => ctx.views.has(p.session))
-            .map((p) => ({ ...reduction.statusOf(ctx.views.get(p.session)!, p), machine: null }))
+        ? ownPanes((view, pane) => ({ ...reduction.statusOf(view, pane), machine: null }))
             // A hidden agent (config) stays out of `ps` too.
             .filter((status) => status.tool !== null && !status.hidden)
         : []),
@@ -40,12 +44,7 @@ export const sessionMethods: MethodFamily = (parts) => {
   }),
   'session.list': ({ machine }) => ({
     sessions: [
-      ...(here(machine)
-        ? ctx.model
-            .orderedPanes()
-            .filter((p) => ctx.views.has(p.session))
-            .map((p) => ({ ...reduction.row(ctx.views.get(p.session)!, p), machine: null }))
-        : []),
+      ...(here(machine) ? ownPanes((view, pane) => ({ ...reduction.row(view, pane), machine: null })) : []),
       ...machines.sessions(machine),
     ],
     ...machineRows(machine),
