@@ -5,7 +5,7 @@
 import { connectHost, readHostSecret } from '@paneflow/instance';
 import { ErrorCode, type MachineRow, type RpcError } from '@paneflow/protocol';
 import { CLI, fakeSsh, scaled, until, type FakeSsh } from '@paneflow/testing';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, startInstance, waitUntilGone, type EventStream, type Frame, type Instance } from './helpers';
 
@@ -24,6 +24,20 @@ function destination(far: Instance) {
   writeFileSync(join(far.dir, 'bin/paneflow'), `#!/bin/sh\nexec ${process.execPath} ${CLI} "$@"\n`, { mode: 0o755 });
   const env = Object.fromEntries(['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH', 'SHELL', 'PANEFLOW_IPC_SCRIPTING'].map((key) => [key, far.env[key] ?? '']));
   return { env };
+}
+
+/** Whether an ssh of this test runs to `destination` now (its processes, by /proc). */
+function sshRunning(destination: string): boolean {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .some((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[1] === ssh.path && argv.includes(destination);
+      } catch {
+        return false;
+      }
+    });
 }
 
 let here: Instance;
@@ -165,6 +179,12 @@ test('a machine that never answers, one that refuses, one without Paneflow and o
   // While `slow` hangs in its connect, every list answers from what this serve has.
   const listed = await here.call('fleet.list', {});
   expect(listed.machines?.find((m) => m.name === 'slow')).toMatchObject({ state: 'connecting', last_seen_ms: null, agents: 0 });
+  // A machine removed while its ssh hangs takes that ssh with it.
+  ssh.set('stuck', { behaviour: 'hang' });
+  await here.call('machine.add', { name: 'stuck', destination: 'stuck' });
+  await until(() => sshRunning('stuck'), 'the ssh to a hanging machine running');
+  await here.call('machine.remove', { name: 'stuck' });
+  await until(() => !sshRunning('stuck'), 'the removed machine’s ssh gone');
   await events.next(machineIs('closed', (m) => m.state === 'offline' && m.reason === 'ssh: connect to host closed port 22: Connection refused'), mark);
   await events.next(machineIs('later', (m) => m.state === 'offline' && m.reason === 'later runs Paneflow 9.9.9 (protocol 99); this one speaks protocol 1: update one of them'), mark);
   await events.next(machineIs('bare', (m) => m.state === 'offline' && /^Paneflow is not installed on bare \(or not on its login's PATH; see --remote-command\): .*paneflow: (command )?not found/.test(m.reason ?? '')), mark);
