@@ -8,6 +8,7 @@ import type { Host } from './host';
 import type { Session } from './session';
 import { followOutput } from './output';
 import { planRestart } from './resume';
+import { LostScreens } from './lost-screens';
 import { historyPreamble } from './saved-screens';
 
 const notFound = (session: string) => new RpcError(ErrorCode.NotFound, `no session ${session}`, { reason: 'session_not_found' });
@@ -32,6 +33,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
   const maxCheckpointBytes = checkpointMaxBytes(process.env);
   /** The name each connection gave in its hello: a face's input says which face carried it. */
   const clients = new WeakMap<object, string>();
+  const lostScreens = new LostScreens(host);
   return {
     'host.hello': ({ client, protocol, secret }, { connection }) => {
       const given = Buffer.from(secret ?? '');
@@ -105,6 +107,8 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       return { ...manifest, frame_seq: host.sentFrames };
     },
     'session.attach': async ({ session, scrollback }) => {
+      const shown = lostScreens.attach(session);
+      if (shown) return shown;
       const found = host.find(session);
       const checkpoint = await found.terminal.checkpoint(scrollback ?? Infinity, CHECKPOINT_REPLAY_BYTES);
       const bytes = Buffer.byteLength(checkpoint.checkpoint);
@@ -113,6 +117,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       return { ...checkpoint, instance: host.instance, generation: found.generation };
     },
     'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
+      if (lostScreens.shown(session)) return lostScreens.output(session, offset, follow ?? false, connection);
       const found = host.find(session);
       if (offset > found.output.end) {
         throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (${found.output.end})`, { reason: 'offset_ahead', field: 'offset' });
@@ -130,6 +135,8 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
     'session.input': ({ session, text, origin, paste }, { connection }) => host.find(session).input(text, origin, paste, clients.get(connection)),
     'session.key': ({ session, keystroke, origin }) => host.find(session).key(keystroke, origin),
     'session.resize': ({ session, cols, rows }) => {
+      // A saved screen keeps the size it was saved at: the restarted process gets the face's.
+      if (lostScreens.shown(session)) return {};
       const found = host.find(session);
       found.resize(cols, rows);
       host.screens.changed(found);
@@ -191,6 +198,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
         session,
         { resume: manifest.resume ?? null, plan, history: saved && historyPreamble(saved, manifest.lost ?? null, launch.cols) },
       );
+      lostScreens.ended(session);
       return { session, generation: restarted.generation, pid: restarted.pid ?? 0, mode: plan.restart.mode, restart: restarted.resume.restart ?? plan.restart };
     },
     'session.remove': ({ session }) => {
@@ -199,6 +207,7 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
         throw new RpcError(ErrorCode.SessionLive, `session ${session} is live; stop it first`, { reason: 'session_live', live: [session] });
       }
       if (!live && !manifests.inherited.has(session)) throw notFound(session);
+      lostScreens.ended(session);
       host.remove(session);
       return {};
     },

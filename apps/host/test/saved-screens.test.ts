@@ -77,6 +77,34 @@ test('kill -9 mid-output: the next host restarts the lost session below its last
   expect(saved(session)!.checkpoint).toContain(`line ${lastLine}`);
 }, scaled(90_000));
 
+test('a lost session shows its saved screen to a face before it is restarted; nothing follows it, and the restart ends that view', async () => {
+  host = await startHost();
+  const client = await host.connect();
+  const { session } = await client.create({ argv: ['sh', '-c', 'if [ -e ./again ]; then echo running again; exec sleep 600; fi; touch ./again; printf "\\033[32mbefore the crash\\033[0m\\n"; exec sleep 600'], cwd: host.dir });
+  await waitUntil(() => saved(session)?.checkpoint.includes('before the crash') === true, 'the screen saved');
+  await killHost();
+  host.start();
+  const after = await host.connect();
+  expect((await after.request('session.inspect', { session })).lifecycle).toBe('lost');
+  // What a face gets: the saved screen, colours and all, and an output stream with nothing in it.
+  const view = await after.request('session.attach', { session });
+  expect(view).toMatchObject({ output_offset: 0, cols: 80, rows: 24, generation: 1 });
+  const mirror = new Terminal({ cols: view.cols, rows: view.rows, scrollback: 1000, allowProposedApi: true });
+  await new Promise<void>((resolve) => mirror.write(view.checkpoint, resolve));
+  expect(colourOf(mirror, 'before the crash')).toEqual({ palette: true, fg: 2 });
+  mirror.dispose();
+  const stream = await host.outputStream(session, 0, false);
+  expect(stream.result).toEqual({ chunks: [], end_offset: 0, following: true });
+  expect(await after.request('session.resize', { session, cols: 100, rows: 30 })).toEqual({});
+  // Restarted, the view closes (the face attaches again) and what runs now is the session's.
+  const closed = new Promise<void>((resolve) => stream.connection.onClose(resolve));
+  await after.request('session.stop', { session });
+  await after.request('session.restart', { session });
+  await closed;
+  expect(stream.frames).toEqual([]);
+  await after.screenMatching(session, /running again/);
+}, scaled(60_000));
+
 test('an exit saves the last screen; a removed session takes its screen with it; the next host removes a screen without a manifest', async () => {
   host = await startHost();
   const client = await host.connect();

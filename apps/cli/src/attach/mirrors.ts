@@ -23,9 +23,9 @@ export class Mirrors extends Map<number, PaneMirror> {
     super();
   }
 
-  /** One mirror per pane of the workspace on screen, except lost ones (the host has no session for them); the others are let go. */
+  /** One mirror per pane of the workspace on screen (a lost one shows what its host last saved of it); the others are let go. */
   sync(picture: Picture): void {
-    const wanted = new Set((picture.active?.surfaces ?? []).filter((id) => picture.statuses.get(id)?.lifecycle !== 'lost'));
+    const wanted = new Set(picture.active?.surfaces ?? []);
     for (const [id, mirror] of this) {
       if (wanted.has(id) && picture.surfaces.get(id)?.session === mirror.session) continue;
       mirror.dispose();

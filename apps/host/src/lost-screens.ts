@@ -1,0 +1,59 @@
+import { ErrorCode, RpcError } from '@paneflow/protocol';
+import { StreamReply, type Connection } from '@paneflow/rpc';
+import type { Host } from './host';
+
+/**
+ * A lost session's screen, shown before it is restarted (issue 36, item 1): a host that died took
+ * the terminal, but its last saved screen (saved-screens.ts) is still what the pane showed. Until
+ * the session runs again, `session.attach` gives that screen as the checkpoint and
+ * `session.output` follows nothing; when it is restarted (or removed) those streams close, and a
+ * face attaches again to what runs now.
+ */
+export class LostScreens {
+  private readonly followers = new Map<string, Set<Connection>>();
+  /** Lost sessions whose saved screen was given to a face: read from disk once per attach, not per resize. */
+  private readonly given = new Set<string>();
+
+  constructor(private readonly host: Host) {}
+
+  /** A session this host holds only as lost: its manifest, and its saved screen if it has one. */
+  private lost(session: string) {
+    const manifest = this.host.manifests.inherited.get(session);
+    if (this.host.sessions.has(session) || manifest?.lifecycle !== 'lost') return null;
+    return { manifest, saved: this.host.screens.read(session) };
+  }
+
+  /** Whether `session` is a lost one a face was given the view of. */
+  shown(session: string): boolean {
+    return this.given.has(session) && !this.host.sessions.has(session);
+  }
+
+  /** Its saved screen; one that saved none shows an empty one of its size, so a face never waits on it. */
+  attach(session: string) {
+    const lost = this.lost(session);
+    if (!lost) return null;
+    this.given.add(session);
+    const { manifest, saved } = lost;
+    const screen = saved ?? { checkpoint: '', cols: manifest.launch.cols, rows: manifest.launch.rows, scrollback_rows: 0 };
+    return { checkpoint: screen.checkpoint, output_offset: 0, instance: this.host.instance, generation: manifest.generation, cols: screen.cols, rows: screen.rows, scrollback_rows: screen.scrollback_rows, dropped_rows: 0 };
+  }
+
+  /** Nothing follows a saved screen: a stream kept open until the session runs again. */
+  output(session: string, offset: number, follow: boolean, connection: Connection) {
+    if (offset !== 0) throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (0): session ${session} is lost`, { reason: 'offset_ahead', field: 'offset' });
+    const nothing = { chunks: [], end_offset: 0, following: follow };
+    if (!follow) return nothing;
+    return new StreamReply(nothing, () => {
+      const set = this.followers.get(session) ?? new Set<Connection>();
+      this.followers.set(session, set.add(connection));
+      connection.onClose(() => set.delete(connection));
+    });
+  }
+
+  /** The session runs again, or is gone: its viewers start over. */
+  ended(session: string): void {
+    this.given.delete(session);
+    for (const connection of this.followers.get(session) ?? []) connection.close();
+    this.followers.delete(session);
+  }
+}
