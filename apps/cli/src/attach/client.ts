@@ -1,22 +1,20 @@
 import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, EventType, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
-import type { NoticeKind } from '@paneflow/protocol/status';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { displayText, endedNotice, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { displayText, endedNotice, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { FrameDrawing } from './drawing';
+import { AttachFleet, HOME_NAME, type FleetNotice, type FleetPane } from './fleet';
 import type { Drawn, Mode, Scene } from './frame';
 import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
+import { noticeWords, notified, type NoticeWords } from './notices';
 import { queuedNote, queueKey } from './queue';
 import { scrollKey, type ScrollStep } from './scroll';
 import type { OuterTerminal } from './tty';
-
-/** The notices attach raises: an agent that needs you, and each of the supervisor's (a finished turn or an error it leaves to the sidebar). */
-const NOTIFIED = new Set<NoticeKind>(['needs_input', 'answered_by_rule', 'stalled', 'usage_limit', 'queue_held', 'continue_not_started']);
 
 /**
  * The frames attach reads (the picture's, the turn ledger's overlay, notices, the config's): a
@@ -31,6 +29,15 @@ const ESCAPE_MS = 25;
 export interface AttachOptions {
   label(status: PaneStatus): string;
 }
+
+/** Where a session starts: a workspace by name or index, or a pane to focus (its workspace comes forward with it). */
+export interface AttachStart {
+  workspace?: string;
+  pane?: number;
+}
+
+/** How a session ended: detached (0) or serve lost for good (1), or to go on in another machine's instance at one of its panes. */
+export type AttachEnd = { code: number } | { switchTo: FleetPane };
 
 /**
  * `paneflow attach`: the active workspace's panes, each a mirror of its host session, drawn into
@@ -59,45 +66,67 @@ export class AttachClient implements CommandFace {
    */
   private presentation!: Presentation;
   private readonly commands = new Commands(this);
-  private ended: (code: number) => void = () => undefined;
+  /** Every other machine's agents, from this machine's serve (issue 32). */
+  private readonly fleet: AttachFleet;
+  private finish: (end: AttachEnd) => void = () => undefined;
+  private readonly onData = (chunk: Buffer) => this.receive(chunk);
+  private readonly onResize = () => {
+    this.mirrors.active = true;
+    this.drawing.resized();
+  };
 
+  /** `client`: the instance worked in (another machine's when it has one); `local`: this machine's, whose serve knows every machine. */
   constructor(
     private readonly client: InstanceClient,
+    local: InstanceClient,
     private readonly tty: OuterTerminal,
     private readonly options: AttachOptions,
   ) {
     this.mirrors = new Mirrors(client, (pane) => this.invalidate(pane));
     this.drawing = new FrameDrawing(tty, this.mirrors, { mode: () => this.mode, scene: (tick) => this.scene(tick) });
+    this.fleet = new AttachFleet(local, client.machine, { changed: () => this.invalidate('sidebar'), noticed: (notice, machine) => this.notifyFleet(notice, machine) });
   }
 
-  /** Runs until detached (0) or serve is lost for good (1). */
-  async run(workspace: string | undefined): Promise<number> {
-    const done = new Promise<number>((resolve) => (this.ended = resolve));
-    await this.subscribe();
-    await this.readPresentation();
-    await this.load();
-    // Attaching is looking: the digest's default start. An older serve has no such method.
-    void this.request('fleet.looked', {}).catch(() => undefined);
-    if (workspace !== undefined) await this.selectWorkspace(workspace);
+  /**
+   * Runs until detached (0), serve is lost for good (1), or `prefix a` or a click goes to an agent
+   * on another machine: then the terminal stays taken over, for the session that goes on there.
+   */
+  async run(start: AttachStart): Promise<AttachEnd> {
+    const done = new Promise<AttachEnd>((resolve) => (this.finish = resolve));
+    try {
+      await this.subscribe();
+      await this.fleet.start();
+      await this.readPresentation();
+      await this.load();
+      // Attaching is looking: the digest's default start. An older serve has no such method.
+      void this.request('fleet.looked', {}).catch(() => undefined);
+      if (start.workspace !== undefined) await this.selectWorkspace(start.workspace);
+      if (start.pane !== undefined) await this.request('surface.focus', { surface_id: start.pane }).catch((error: Error) => this.say(error.message));
+    } catch (error) {
+      this.stop(false);
+      throw error;
+    }
     this.tty.enter();
     this.drawing.start();
-    this.tty.input.on('data', (chunk: Buffer) => this.receive(chunk));
-    this.tty.output.on('resize', () => {
-      this.mirrors.active = true;
-      this.drawing.resized();
-    });
+    this.tty.input.on('data', this.onData);
+    this.tty.output.on('resize', this.onResize);
     this.invalidate();
-    const code = await done;
-    this.stop();
-    return code;
+    const end = await done;
+    this.stop('switchTo' in end);
+    return end;
   }
 
-  private stop(): void {
+  /** Ends this session's mirrors, subscriptions and clocks; the terminal is given back unless another session takes it over. */
+  private stop(switching: boolean): void {
     this.drawing.stop();
     for (const timer of [this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
+    this.tty.input.off('data', this.onData);
+    this.tty.output.off('resize', this.onResize);
     this.mirrors.dispose();
+    this.fleet.close();
     if (this.subscription !== null) this.client.unsubscribe(this.subscription);
-    this.tty.leave();
+    this.subscription = null;
+    if (!switching) this.tty.leave();
   }
 
   request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
@@ -113,7 +142,21 @@ export class AttachClient implements CommandFace {
   }
 
   detach(): void {
-    this.ended(0);
+    this.finish({ code: 0 });
+  }
+
+  /** `prefix a`: the next agent waiting on any machine, oldest wait first (serve's fleet-wide inbox). */
+  async nextWaiting(): Promise<void> {
+    const focused = this.picture.active?.focus ?? null;
+    const next = await this.fleet.nextWaiting(focused === null ? null : { machine: this.client.machine, surfaceId: focused });
+    if (!next) return this.say('no agent needs you');
+    await this.goTo(next);
+  }
+
+  /** A pane of any machine: focused here, or the session goes on in its machine's instance. */
+  private async goTo(pane: FleetPane): Promise<void> {
+    if (pane.machine === this.client.machine) return this.commands.focus(pane.surfaceId);
+    this.finish({ switchTo: pane });
   }
 
   private async subscribe(): Promise<void> {
@@ -135,14 +178,14 @@ export class AttachClient implements CommandFace {
         await this.subscribe();
         // The config may have changed while serve was away.
         await this.readPresentation();
-        await this.load();
+        await Promise.all([this.load(), this.fleet.load()]);
         this.say(null);
         return;
       } catch {
         // not yet
       }
     }
-    this.ended(1);
+    this.finish({ code: 1 });
   }
 
   private async readPresentation(): Promise<void> {
@@ -194,16 +237,24 @@ export class AttachClient implements CommandFace {
    * bell, a notification where the terminal shows them (worded as every face words it), and a note
    * (naming the key that goes to an agent that needs you).
    */
-  private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
-    if (!this.presentation.attach.notifications || !NOTIFIED.has(frame.kind)) return;
-    if (this.inView(frame.surface_id) && this.outerFocused) return;
+  private notification(frame: FleetNotice): void {
+    if (!notified(this.presentation, frame.kind) || (this.inView(frame.surface_id) && this.outerFocused)) return;
     const status = this.picture.statuses.get(frame.surface_id);
     const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
     const workspace = this.picture.workspaces.find((w) => w.id === workspaceId)?.name;
-    const { title, body } = noticeText(frame.kind, status ? this.options.label(status) : frame.title, workspace, frame.body);
-    this.tty.notify(title, body);
-    // A terminal's notification cannot be clicked; the prefix's `a` is how attach goes there.
-    this.say(frame.kind === 'needs_input' ? `${title} · ${this.prefixName} a goes there` : title);
+    this.raise(noticeWords(frame, status ? this.options.label(status) : frame.title, workspace, this.client.machine, this.prefixName));
+  }
+
+  /** An agent on another machine (or on this one, while another is attached): raised as one here is, naming its machine. */
+  private notifyFleet(notice: FleetNotice, machine: string | null): void {
+    if (!notified(this.presentation, notice.kind)) return;
+    const status = this.fleet.status(machine, notice.surface_id);
+    this.raise(noticeWords(notice, status ? this.options.label(status) : notice.title, undefined, machine ?? HOME_NAME, this.prefixName));
+  }
+
+  private raise(words: NoticeWords): void {
+    this.tty.notify(words.title, words.body);
+    this.say(words.note);
   }
 
   /** The prefix as the help and the status line name it (`C-b`). */
@@ -237,6 +288,7 @@ export class AttachClient implements CommandFace {
 
   private scene(tick: number): Scene {
     const { cols, rows } = this.tty.size;
+    const nowMs = Date.now();
     return {
       cols,
       rows,
@@ -249,7 +301,8 @@ export class AttachClient implements CommandFace {
       mode: this.mode,
       note: this.note,
       prefixName: this.prefixName,
-      nowMs: Date.now(),
+      nowMs,
+      fleet: this.fleet.groups(nowMs),
     };
   }
 
@@ -393,6 +446,8 @@ export class AttachClient implements CommandFace {
       case 'agent':
         // Focusing a pane brings its workspace to the front.
         return void this.request('surface.focus', { surface_id: action.surfaceId }).catch((error: Error) => this.say(error.message));
+      case 'fleet':
+        return void this.goTo(action.pane).catch((error: Error) => this.say(error.message));
     }
   }
 

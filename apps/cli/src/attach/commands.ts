@@ -2,7 +2,7 @@ import { asksToClose } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { neighbour, type KeyEvent } from '@paneflow/screen';
-import { displayText, rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import { displayText, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
 import type { Drawn, Mode } from './frame';
 import type { PaneMirror } from './mirror';
 import { TurnLedger } from './turns';
@@ -25,6 +25,8 @@ export interface CommandFace {
   say(note: string | null): void;
   /** Ends `attach`, leaving every session running (prefix d). */
   detach(): void;
+  /** Goes to the next agent waiting for you, on any machine (prefix a). */
+  nextWaiting(): Promise<void>;
 }
 
 /** A pane, or a workspace, by id: the same one however others come and go while the user answers. */
@@ -78,7 +80,7 @@ export class Commands {
           return;
         }
         case 'a':
-          return void (await this.nextNeedingYou());
+          return void (await face.nextWaiting());
         case 'z':
           face.zoomed = face.zoomed === null ? focused : null;
           return face.invalidate();
@@ -127,16 +129,6 @@ export class Commands {
   async focus(surfaceId: number): Promise<void> {
     if (this.face.zoomed !== null) this.face.zoomed = surfaceId;
     await this.face.request('surface.focus', { surface_id: surfaceId });
-  }
-
-  /** Jumps to the next agent waiting for you, across workspaces, after the focused one. */
-  private async nextNeedingYou(): Promise<void> {
-    const { picture } = this.face;
-    const waiting = [...picture.statuses.values()].filter((s) => rowMark(s) === 'need_you').sort((a, b) => a.surface_id - b.surface_id);
-    if (waiting.length === 0) return this.face.say('no agent needs you');
-    const focused = picture.active?.focus ?? 0;
-    const next = waiting.find((s) => s.surface_id > focused) ?? waiting[0];
-    await this.focus(next.surface_id);
   }
 
   /**
