@@ -15,6 +15,8 @@ const SHELL = (prompt: string) => `PS1="${prompt}$ " exec bash --norc --noprofil
 const text = (lines: string[]) => lines.join('\n');
 /** The sidebar's column of a screen (left of its border), trailing blanks cut. */
 const sidebar = (lines: string[]) => lines.map((line) => line.split('│')[0].trimEnd()).join('\n');
+/** Sidebar lines in order (each a heading or an agent's row, idle or Done: a turn may have ended unseen), as one multiline pattern. */
+const column = (...lines: string[]) => new RegExp(`^${lines.map((line) => (line === '' || line.startsWith(' ') ? line : String.raw`\s+(?:✔ )?${line}(?:\s+Done)?`)).join('\n')}$`, 'm');
 
 let near: Home;
 let far: Home;
@@ -89,14 +91,14 @@ async function answered(home: Home, name: string, id: number): Promise<void> {
 test("attached here, the sidebar lists the far agent under `far`; the far pane with this one's id is a row of its own", async () => {
   expect(builder).toBe(lead);
   const { window } = attach(['here']);
-  await screen(window, (l) => /^ Agents\n\s+lead\n\n far\n\s+builder$/m.test(sidebar(l)) && text(l).includes('near-sh$'), 'lead under Agents, builder under far');
+  await screen(window, (l) => column(' Agents', 'lead', '', ' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'lead under Agents, builder under far');
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
 });
 
 test('a far wait rings naming its machine; prefix a goes there (the far workspace, its pane focused) and, with an agent waiting here, back', async () => {
   const { window, written } = attach(['here']);
-  await screen(window, (l) => /^ far\n\s+builder$/m.test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
+  await screen(window, (l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
   await wait(far, 'builder', 'ship it permission');
   await until(() => written().includes('\x07\x1b]9;Needs input: builder on far: approve Bash: ship it permission\x07') || null, 'the bell and the notification naming far');
   await screen(window, (l) => l.at(-1)!.includes('Needs input: builder on far · C-b a goes there'), 'the note');
@@ -105,7 +107,7 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
   window.keys('C-b', 'a');
   const there = await screen(window, (l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
   expect(text(there)).toContain('far-sh$');
-  expect(sidebar(there)).toMatch(/^ this machine\n\s+lead$/m);
+  expect(sidebar(there)).toMatch(column(' this machine', 'lead'));
   expect(sidebar(there)).not.toMatch(/^ far$/m);
   expect(await focusOf(far, 'there')).toMatchObject({ active: true, focus: builder });
 
@@ -128,14 +130,13 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
 
 test("attached with --machine far, this machine's agents are under their own heading, and a click there comes back here", async () => {
   const { window } = attach(['--machine', 'far', 'there']);
-  // builder's turn may have ended unseen (Done) in the test before.
-  const lines = await screen(window, (l) => /^ Agents\n\s+(✔ )?builder(\s+Done)?\n\n this machine\n\s+lead$/m.test(sidebar(l)) && text(l).includes('far-sh$'), "far's agents, then this machine's");
+  const lines = await screen(window, (l) => column(' Agents', 'builder', '', ' this machine', 'lead').test(sidebar(l)) && text(l).includes('far-sh$'), "far's agents, then this machine's");
   // The far pane with the same id as lead is one row, under Agents, and lead one, under this machine.
   expect(sidebar(lines).match(/^\s+(✔ )?(lead|builder)(\s+Done)?$/gm)).toHaveLength(2);
   await near.rpc('surface.focus', { surface_id: nearShell });
-  const row = lines.findIndex((line) => /^\s+lead\s*$/.test(line.split('│')[0]));
+  const row = sidebar(lines).split('\n').findIndex((line) => column('lead').test(line));
   window.type(`\x1b[<0;4;${row + 1}M\x1b[<0;4;${row + 1}m`);
-  await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && /^ far\n\s+(✔ )?builder(\s+Done)?$/m.test(sidebar(l)), 'here, lead focused, far below');
+  await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && column(' far', 'builder').test(sidebar(l)), 'here, lead focused, far below');
   expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');

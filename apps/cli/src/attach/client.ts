@@ -3,7 +3,7 @@ import type { EventFrame, EventType, Presentation } from '@paneflow/protocol/eve
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { displayText, endedNotice, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { endedNotice, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { FrameDrawing } from './drawing';
 import { AttachFleet, HOME_NAME, type FleetNotice, type FleetPane } from './fleet';
@@ -12,8 +12,6 @@ import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
 import { noticeWords, notified, type NoticeWords } from './notices';
-import { queuedNote, queueKey } from './queue';
-import { scrollKey, type ScrollStep } from './scroll';
 import type { OuterTerminal } from './tty';
 
 /**
@@ -52,7 +50,7 @@ export class AttachClient implements CommandFace {
   private readonly mirrors: Mirrors;
   private readonly drawing: FrameDrawing;
   private readonly parser = new InputParser();
-  private mode: Mode = { kind: 'normal' };
+  mode: Mode = { kind: 'normal' };
   zoomed: number | null = null;
   private note: string | null = null;
   private escapeTimer: NodeJS.Timeout | null = null;
@@ -154,7 +152,7 @@ export class AttachClient implements CommandFace {
   }
 
   /** A pane of any machine: focused here, or the session goes on in its machine's instance. */
-  private async goTo(pane: FleetPane): Promise<void> {
+  async goTo(pane: FleetPane): Promise<void> {
     if (pane.machine === this.client.machine) return this.commands.focus(pane.surfaceId);
     this.finish({ switchTo: pane });
   }
@@ -356,24 +354,12 @@ export class AttachClient implements CommandFace {
       case 'confirm':
         return this.commands.confirmed(event.name === 'y' || event.name === 'Y');
       case 'scroll':
-        return this.scrollKey(event);
+        return this.commands.scrollTyped(event);
       case 'turns':
         return this.mode.overlay.key(event);
       case 'queue':
-        return this.queueTyped(this.mode, event);
+        return this.commands.queueTyped(this.mode, event);
     }
-  }
-
-  /** A key at the queue prompt (prefix q); Enter queues the line for its pane (`queue.add`) and says what serve answered. */
-  private queueTyped(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
-    const step = queueKey(mode, event);
-    if (!step) return;
-    if ('mode' in step) return this.setMode(step.mode);
-    this.setMode({ kind: 'normal' });
-    this.request('queue.add', { surface_id: mode.surfaceId, text: step.queue }).then(
-      (result) => this.say(queuedNote(mode.label, result)),
-      (error: Error) => this.say(displayText(`${mode.label}: not queued: ${error.message}`)),
-    );
   }
 
   setMode(mode: Mode): void {
@@ -408,47 +394,11 @@ export class AttachClient implements CommandFace {
     void this.client.input(mirror.session, bytes).catch(() => undefined);
   }
 
-  private scrollKey(event: KeyEvent): void {
-    const mirror = this.focusedMirror();
-    const mode = this.mode;
-    if (!mirror || mode.kind !== 'scroll') return this.setMode({ kind: 'normal' });
-    const step = scrollKey(mirror, mode, event);
-    if (step) this.applyScrollStep(step);
-  }
-
-  private applyScrollStep(step: ScrollStep): void {
-    if (step.mode) this.setMode(step.mode);
-    else this.invalidate();
-    if (step.note) this.say(step.note);
-    const shown = this.mode;
-    // Applied only while the user is still where the step started (not out of scroll mode, no other key).
-    void step.later?.then((next) => {
-      if (this.mode !== shown) return;
-      this.say(null);
-      this.applyScrollStep(next);
-    });
-  }
-
   private mouse(event: MouseEvent): void {
     // The turn ledger covers the panes: a click there is for none of them.
     if (!this.drawn || this.mode.kind === 'turns') return;
     const action = mouseAction(event, this.drawn, this.mirrors, this.picture.active?.focus);
-    switch (action?.kind) {
-      case 'type':
-        return this.type(action.mirror, action.bytes);
-      case 'scroll':
-        action.mirror.scroll(action.lines);
-        return this.invalidate();
-      case 'focus':
-        return void this.commands.focus(action.surfaceId).catch(() => undefined);
-      case 'workspace':
-        return void this.request('workspace.select', { index: action.index }).catch(() => undefined);
-      case 'agent':
-        // Focusing a pane brings its workspace to the front.
-        return void this.request('surface.focus', { surface_id: action.surfaceId }).catch((error: Error) => this.say(error.message));
-      case 'fleet':
-        return void this.goTo(action.pane).catch((error: Error) => this.say(error.message));
-    }
+    if (action) this.commands.clicked(action);
   }
 
   private async selectWorkspace(name: string): Promise<void> {
