@@ -100,30 +100,33 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
   const { window, written } = attach(['here']);
   await screen(window, (l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
   await wait(far, 'builder', 'ship it permission');
-  await until(() => written().includes('\x07\x1b]9;Needs input: builder on far: approve Bash: ship it permission\x07') || null, 'the bell and the notification naming far');
-  await screen(window, (l) => l.at(-1)!.includes('Needs input: builder on far · C-b a goes there'), 'the note');
-  await screen(window, (l) => /^ far\n\s+● builder\s+Need you$/m.test(sidebar(l)), 'Need you under far');
+  try {
+    await until(() => written().includes('\x07\x1b]9;Needs input: builder on far: approve Bash: ship it permission\x07') || null, 'the bell and the notification naming far');
+    await screen(window, (l) => l.at(-1)!.includes('Needs input: builder on far · C-b a goes there'), 'the note');
+    await screen(window, (l) => /^ far\n\s+● builder\s+Need you$/m.test(sidebar(l)), 'Need you under far');
 
-  window.keys('C-b', 'a');
-  const there = await screen(window, (l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
-  expect(text(there)).toContain('far-sh$');
-  expect(sidebar(there)).toMatch(column(' this machine', 'lead'));
-  expect(sidebar(there)).not.toMatch(/^ far$/m);
-  expect(await focusOf(far, 'there')).toMatchObject({ active: true, focus: builder });
+    window.keys('C-b', 'a');
+    const there = await screen(window, (l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
+    expect(text(there)).toContain('far-sh$');
+    expect(sidebar(there)).toMatch(column(' this machine', 'lead'));
+    expect(sidebar(there)).not.toMatch(/^ far$/m);
+    expect(await focusOf(far, 'there')).toMatchObject({ active: true, focus: builder });
 
-  // A wait here, after the far one: the next in the fleet-wide inbox after the far agent in front.
-  await wait(near, 'lead', 'come back permission');
-  await screen(window, (l) => /^ this machine\n\s+● lead\s+Need you$/m.test(sidebar(l)), 'Need you under this machine');
-  window.keys('C-b', 'a');
-  const back = await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && text(l).includes('thinking about: come back permission'), 'back here, lead focused');
-  expect(sidebar(back)).toMatch(/^ far\n\s+● builder\s+Need you$/m);
-  expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
-  // The terminal taken over once: the alternate screen never left in between, nor entered again.
-  expect(written()).not.toContain('\x1b[?1049l');
-  expect(written().split('\x1b[?1049h').length).toBeLessThanOrEqual(2);
-
-  await answered(far, 'builder', builder);
-  await answered(near, 'lead', lead);
+    // A wait here, after the far one: the next in the fleet-wide inbox after the far agent in front.
+    await wait(near, 'lead', 'come back permission');
+    await screen(window, (l) => /^ this machine\n\s+● lead\s+Need you$/m.test(sidebar(l)), 'Need you under this machine');
+    window.keys('C-b', 'a');
+    const back = await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && text(l).includes('thinking about: come back permission'), 'back here, lead focused');
+    expect(sidebar(back)).toMatch(/^ far\n\s+● builder\s+Need you$/m);
+    expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
+    // The terminal taken over once: the alternate screen never left in between, nor entered again.
+    expect(written()).not.toContain('\x1b[?1049l');
+    expect(written().split('\x1b[?1049h').length).toBeLessThanOrEqual(2);
+  } finally {
+    // Left waiting, they would head the next test's sidebar.
+    await answered(far, 'builder', builder);
+    if ((await state(near, lead)) === 'waiting_for_input') await answered(near, 'lead', lead);
+  }
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
 });

@@ -222,6 +222,8 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): { sp
     drawn.y++;
     writeText(grid, 1, drawn.y++, group.heading, STYLES.heading, { maxWidth: width - 1, ellipsis: '…' });
     if (group.link && drawn.y < rows - 1) writeText(grid, 1, drawn.y++, group.link, STYLES.warn, { maxWidth: width - 1, ellipsis: '…' });
+    // A link that is down says since when: its words age.
+    drawn.ageing ||= group.link !== null;
     const statuses = new Map(group.agents.map((s) => [s.surface_id, s]));
     drawAgents(scene, grid, width, statuses, drawn, (surfaceId) => ({ kind: 'fleet', pane: { machine: group.machine, surfaceId } }), hits);
   }
