@@ -93,7 +93,7 @@ const HELP = [
   '  %  |     split right          "  -    split below',
   '  ← ↑ → ↓  move focus           z       zoom the pane',
   '  n  p     next/previous ws     0-9     workspace N',
-  '  a        next agent that needs you',
+  '  a        next agent that needs you (any machine)',
   '  [        scrollback (/ search, n next, q quit)',
   '  x        close the pane       &       close the workspace',
   '  c        new workspace        t       turns and diffs',
