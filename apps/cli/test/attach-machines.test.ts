@@ -3,7 +3,8 @@
 // `far` through libs/testing's fake ssh (it runs `paneflow rpc --stdio` in far's home, as sshd
 // would). The sidebar lists every machine's agents under their machine; a far wait rings and
 // names its machine; prefix a (and a click on a far row) moves the attach to that machine.
-import { CLI, fakeSsh, homeDestination, makeHome, scaled, Tmux, until, type Home, type TmuxWindow } from '@paneflow/testing';
+import { LockFile } from '@paneflow/instance';
+import { CLI, fakeSsh, homeDestination, makeHome, scaled, Tmux, until, type FakeSsh, type Home, type TmuxWindow } from '@paneflow/testing';
 import type { MachineRow } from '@paneflow/protocol';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ const column = (...lines: string[]) => new RegExp(`^${lines.map((line) => (line 
 let near: Home;
 let far: Home;
 let tmux: Tmux;
+let ssh: FakeSsh;
 /** The agents, each the first pane of its instance: the same id on both machines. */
 let lead: number;
 let builder: number;
@@ -36,14 +38,13 @@ function reach(home: Home) {
 beforeAll(async () => {
   near = makeHome(GATES);
   far = makeHome(GATES);
-  fakeSsh(join(near.dir, 'bin'), { 'me@far': reach(far) });
+  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': reach(far) });
   for (const home of [near, far]) expect(home.run(['start']).code).toBe(0);
   const agent = (name: string, home: Home) => ({ name, cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} });
   const shell = (name: string, home: Home) => ({ name, cwd: home.dir, command: SHELL(name), focus: true, env: {} });
   [lead, nearShell] = (await near.rpc('workspace.up', { name: 'here', layout: 'even_h', panes: [agent('lead', near), shell('near-sh', near)] })).surfaces.map((s) => s.surface_id);
   builder = (await far.rpc('workspace.up', { name: 'there', layout: 'even_h', panes: [agent('builder', far), shell('far-sh', far)] })).surfaces[0].surface_id;
   expect(near.run(['machine', 'add', 'far', 'me@far']).code).toBe(0);
-  const link = async () => (await near.rpc('machine.list', {})).machines.find((m: MachineRow) => m.name === 'far');
   await until(async () => ((await link())?.state === 'connected' && (await link())?.agents === 1) || null, 'far connected, its agent seen');
   tmux = new Tmux();
 }, scaled(90_000));
@@ -52,6 +53,10 @@ afterAll(() => {
   tmux?.kill();
   for (const home of [near, far]) home?.cleanup();
 });
+
+const link = async (): Promise<MachineRow | undefined> => (await near.rpc('machine.list', {})).machines.find((m: MachineRow) => m.name === 'far');
+/** A press and release of the first mouse button on a sidebar line (0-based), as the terminal reports it. */
+const click = (window: TmuxWindow, line: number) => window.type(`\x1b[<0;4;${line + 1}M\x1b[<0;4;${line + 1}m`);
 
 /** `paneflow attach ARGS…` in a tmux window as a terminal that shows OSC 9 notifications; what it wrote is kept. */
 function attach(args: string[]): { window: TmuxWindow; written: () => string } {
@@ -138,9 +143,31 @@ test("attached with --machine far, this machine's agents are under their own hea
   expect(sidebar(lines).match(/^\s+(✔ )?(lead|builder)(\s+Done)?$/gm)).toHaveLength(2);
   await near.rpc('surface.focus', { surface_id: nearShell });
   const row = sidebar(lines).split('\n').findIndex((line) => column('lead').test(line));
-  window.type(`\x1b[<0;4;${row + 1}M\x1b[<0;4;${row + 1}m`);
+  click(window, row);
   await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && column(' far', 'builder').test(sidebar(l)), 'here, lead focused, far below');
   expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
+  window.keys('C-b', 'd');
+  await until(() => window.dead || null, 'detached');
+});
+
+test('a far link down: its state under its name; a click on its last-seen agent says why and stays here', async () => {
+  const { window } = attach(['here']);
+  await screen(window, (l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
+  // While ssh is refused, the link cannot come back by itself.
+  ssh.set('me@far', { behaviour: 'refuse' });
+  process.kill(new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!.pid, 'SIGKILL');
+  try {
+    const lines = await screen(window, (l) => /^ far\n far — (reconnecting|offline) /m.test(sidebar(l)), "the link's state under far");
+    click(window, sidebar(lines).split('\n').findIndex((line) => column('builder').test(line)));
+    const said = await screen(window, (l) => /far is (reconnecting|offline)/.test(l.at(-1)!), "the link's refusal on the status line");
+    expect(window.dead).toBe(false);
+    expect(sidebar(said)).toMatch(column(' far', 'far — .*', 'builder'));
+    expect(text(said)).toContain('near-sh$');
+    expect((await focusOf(near, 'here')).active).toBe(true);
+  } finally {
+    ssh.set('me@far', reach(far));
+    await until(async () => (await link())?.state === 'connected' || null, 'far connected again', scaled(60_000));
+  }
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
 });

@@ -30,14 +30,21 @@ export async function attach(workspace: string | undefined, machine?: string): P
   const options = { label: (s: PaneStatus) => s.surface_name ?? (s.runtime_id ? catalog.bySlug.get(s.runtime_id)?.label : undefined) ?? `pane ${s.surface_id}` };
   let at: string | null = machine ?? null;
   let start: AttachStart = { workspace };
+  // Where the session before a switch was: a machine whose link went down since its row was read cannot start one.
+  let back: { at: string | null; start: AttachStart } | null = null;
   try {
     for (;;) {
       const client = new InstanceClient(endpoints, 'attach', at);
       try {
         const end = await new AttachClient(client, local, tty, options).run(start);
         if ('code' in end) return end.code;
+        back = { at, start: end.back };
         at = end.switchTo.machine;
         start = { pane: end.switchTo.surfaceId };
+      } catch (error) {
+        if (!back) throw error;
+        ({ at, start } = { at: back.at, start: { ...back.start, note: displayText((error as Error).message) } });
+        back = null;
       } finally {
         client.close();
       }

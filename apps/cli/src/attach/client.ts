@@ -28,14 +28,18 @@ export interface AttachOptions {
   label(status: PaneStatus): string;
 }
 
-/** Where a session starts: a workspace by name or index, or a pane to focus (its workspace comes forward with it). */
+/** Where a session starts: a workspace by name or index, or a pane to focus (its workspace comes forward with it); a note to show. */
 export interface AttachStart {
   workspace?: string;
   pane?: number;
+  note?: string;
 }
 
-/** How a session ended: detached (0) or serve lost for good (1), or to go on in another machine's instance at one of its panes. */
-export type AttachEnd = { code: number } | { switchTo: FleetPane };
+/**
+ * How a session ended: detached (0) or serve lost for good (1), or to go on in another machine's
+ * instance at one of its panes (`back`: where this one was, should that one not start).
+ */
+export type AttachEnd = { code: number } | { switchTo: FleetPane; back: AttachStart };
 
 /**
  * `paneflow attach`: the active workspace's panes, each a mirror of its host session, drawn into
@@ -98,10 +102,12 @@ export class AttachClient implements CommandFace {
       await this.load();
       // Attaching is looking: the digest's default start. An older serve has no such method.
       void this.request('fleet.looked', {}).catch(() => undefined);
-      if (start.workspace !== undefined) await this.selectWorkspace(start.workspace);
+      if (start.workspace !== undefined) await this.commands.selectWorkspace(start.workspace);
       if (start.pane !== undefined) await this.request('surface.focus', { surface_id: start.pane }).catch((error: Error) => this.say(error.message));
+      if (start.note) this.say(start.note);
     } catch (error) {
-      this.stop(false);
+      // The terminal is attach's to give back (it may go on in another session).
+      this.stop(true);
       throw error;
     }
     this.tty.enter();
@@ -154,7 +160,8 @@ export class AttachClient implements CommandFace {
   /** A pane of any machine: focused here, or the session goes on in its machine's instance. */
   async goTo(pane: FleetPane): Promise<void> {
     if (pane.machine === this.client.machine) return this.commands.focus(pane.surfaceId);
-    this.finish({ switchTo: pane });
+    const focused = this.picture.active?.focus;
+    this.finish({ switchTo: pane, back: focused ? { pane: focused } : {} });
   }
 
   private async subscribe(): Promise<void> {
@@ -399,12 +406,6 @@ export class AttachClient implements CommandFace {
     if (!this.drawn || this.mode.kind === 'turns') return;
     const action = mouseAction(event, this.drawn, this.mirrors, this.picture.active?.focus);
     if (action) this.commands.clicked(action);
-  }
-
-  private async selectWorkspace(name: string): Promise<void> {
-    const workspace = /^\d+$/.test(name) ? this.picture.workspaces[Number(name)] : this.picture.workspaces.find((w) => w.name === name);
-    if (!workspace) throw new Error(`no workspace '${name}'`);
-    await this.request('workspace.select', { index: workspace.index });
   }
 }
 

@@ -191,6 +191,14 @@ export class Commands {
     });
   }
 
+  /** The workspace `attach` names (by name or index) in front. */
+  async selectWorkspace(name: string): Promise<void> {
+    const { picture } = this.face;
+    const workspace = /^\d+$/.test(name) ? picture.workspaces[Number(name)] : picture.workspaces.find((w) => w.name === name);
+    if (!workspace) throw new Error(`no workspace '${name}'`);
+    await this.face.request('workspace.select', { index: workspace.index });
+  }
+
   async focus(surfaceId: number): Promise<void> {
     if (this.face.zoomed !== null) this.face.zoomed = surfaceId;
     await this.face.request('surface.focus', { surface_id: surfaceId });
