@@ -43,9 +43,10 @@ export type AttachEnd = { code: number } | { switchTo: FleetPane; back: AttachSt
 
 /**
  * `paneflow attach`: the active workspace's panes, each a mirror of its host session, drawn into
- * the terminal it runs in with a sidebar of every agent's declared turn. It keeps its picture from
- * serve's events, draws only what changed, and sleeps while nothing does. The face in use sets
- * the panes' sizes (tmux's `window-size latest`); detaching leaves every session running.
+ * the terminal it runs in with a sidebar of every agent's declared turn, every other machine's
+ * agents under it (AttachFleet). It keeps its picture from serve's events, draws only what
+ * changed, and sleeps while nothing does. The face in use sets the panes' sizes (tmux's
+ * `window-size latest`); detaching leaves every session running.
  */
 export class AttachClient implements CommandFace {
   readonly picture = new Picture();

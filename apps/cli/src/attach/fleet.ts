@@ -7,7 +7,7 @@
 import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, EventType } from '@paneflow/protocol/events';
 import type { MachineRow } from '@paneflow/protocol/machines';
-import type { NoticeKind, StatusObject } from '@paneflow/protocol/status';
+import type { InboxItem, NoticeKind, StatusObject } from '@paneflow/protocol/status';
 import { FarMachines, frameMachine, machineLinkText, type PaneStatus } from '@paneflow/view';
 
 /** What the fleet follows: far agents' states and notices, and the links. */
@@ -154,7 +154,7 @@ export class AttachFleet {
    * machine), or its first: null when none waits.
    */
   async nextWaiting(current: FleetPane | null): Promise<FleetPane | null> {
-    const { items } = (await this.local.request('fleet.inbox', {})) as { items: Array<{ machine?: string | null; surface_id: number }> };
+    const { items } = (await this.local.request('fleet.inbox', {})) as { items: InboxItem[] };
     const panes = items.map((item) => ({ machine: item.machine ?? null, surfaceId: item.surface_id }));
     const at = current ? panes.findIndex((p) => p.machine === current.machine && p.surfaceId === current.surfaceId) : -1;
     return panes[at + 1] ?? panes[0] ?? null;
