@@ -1,22 +1,18 @@
 import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, EventType, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
-import type { NoticeKind } from '@paneflow/protocol/status';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
-import { displayText, endedNotice, noticeText, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
+import { endedNotice, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { FrameDrawing } from './drawing';
+import { AttachFleet, HOME_NAME, type FleetNotice, type FleetPane } from './fleet';
 import type { Drawn, Mode, Scene } from './frame';
 import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
-import { queuedNote, queueKey } from './queue';
-import { scrollKey, type ScrollStep } from './scroll';
+import { noticeWords, notified, type NoticeWords } from './notices';
 import type { OuterTerminal } from './tty';
-
-/** The notices attach raises: an agent that needs you, and each of the supervisor's (a finished turn or an error it leaves to the sidebar). */
-const NOTIFIED = new Set<NoticeKind>(['needs_input', 'answered_by_rule', 'stalled', 'usage_limit', 'queue_held', 'continue_not_started']);
 
 /**
  * The frames attach reads (the picture's, the turn ledger's overlay, notices, the config's): a
@@ -32,11 +28,25 @@ export interface AttachOptions {
   label(status: PaneStatus): string;
 }
 
+/** Where a session starts: a workspace by name or index, or a pane to focus (its workspace comes forward with it); a note to show. */
+export interface AttachStart {
+  workspace?: string;
+  pane?: number;
+  note?: string;
+}
+
+/**
+ * How a session ended: detached (0) or serve lost for good (1), or to go on in another machine's
+ * instance at one of its panes (`back`: where this one was, should that one not start).
+ */
+export type AttachEnd = { code: number } | { switchTo: FleetPane; back: AttachStart };
+
 /**
  * `paneflow attach`: the active workspace's panes, each a mirror of its host session, drawn into
- * the terminal it runs in with a sidebar of every agent's declared turn. It keeps its picture from
- * serve's events, draws only what changed, and sleeps while nothing does. The face in use sets
- * the panes' sizes (tmux's `window-size latest`); detaching leaves every session running.
+ * the terminal it runs in with a sidebar of every agent's declared turn, every other machine's
+ * agents under it (AttachFleet). It keeps its picture from serve's events, draws only what
+ * changed, and sleeps while nothing does. The face in use sets the panes' sizes (tmux's
+ * `window-size latest`); detaching leaves every session running.
  */
 export class AttachClient implements CommandFace {
   readonly picture = new Picture();
@@ -45,7 +55,7 @@ export class AttachClient implements CommandFace {
   private readonly mirrors: Mirrors;
   private readonly drawing: FrameDrawing;
   private readonly parser = new InputParser();
-  private mode: Mode = { kind: 'normal' };
+  mode: Mode = { kind: 'normal' };
   zoomed: number | null = null;
   private note: string | null = null;
   private escapeTimer: NodeJS.Timeout | null = null;
@@ -59,45 +69,69 @@ export class AttachClient implements CommandFace {
    */
   private presentation!: Presentation;
   private readonly commands = new Commands(this);
-  private ended: (code: number) => void = () => undefined;
+  /** Every other machine's agents, from this machine's serve (issue 32). */
+  private readonly fleet: AttachFleet;
+  private finish: (end: AttachEnd) => void = () => undefined;
+  private readonly onData = (chunk: Buffer) => this.receive(chunk);
+  private readonly onResize = () => {
+    this.mirrors.active = true;
+    this.drawing.resized();
+  };
 
+  /** `client`: the instance worked in (another machine's when it has one); `local`: this machine's, whose serve knows every machine. */
   constructor(
     private readonly client: InstanceClient,
+    local: InstanceClient,
     private readonly tty: OuterTerminal,
     private readonly options: AttachOptions,
   ) {
     this.mirrors = new Mirrors(client, (pane) => this.invalidate(pane));
     this.drawing = new FrameDrawing(tty, this.mirrors, { mode: () => this.mode, scene: (tick) => this.scene(tick) });
+    this.fleet = new AttachFleet(local, client.machine, { changed: () => this.invalidate('sidebar'), noticed: (notice, machine) => this.notifyFleet(notice, machine) });
   }
 
-  /** Runs until detached (0) or serve is lost for good (1). */
-  async run(workspace: string | undefined): Promise<number> {
-    const done = new Promise<number>((resolve) => (this.ended = resolve));
-    await this.subscribe();
-    await this.readPresentation();
-    await this.load();
-    // Attaching is looking: the digest's default start. An older serve has no such method.
-    void this.request('fleet.looked', {}).catch(() => undefined);
-    if (workspace !== undefined) await this.selectWorkspace(workspace);
+  /**
+   * Runs until detached (0), serve is lost for good (1), or `prefix a` or a click goes to an agent
+   * on another machine: then the terminal stays taken over, for the session that goes on there.
+   */
+  async run(start: AttachStart): Promise<AttachEnd> {
+    const done = new Promise<AttachEnd>((resolve) => (this.finish = resolve));
+    try {
+      await this.subscribe();
+      await this.fleet.start();
+      await this.readPresentation();
+      await this.load();
+      // Attaching is looking: the digest's default start. An older serve has no such method.
+      void this.request('fleet.looked', {}).catch(() => undefined);
+      if (start.workspace !== undefined) await this.commands.selectWorkspace(start.workspace);
+      if (start.pane !== undefined) await this.request('surface.focus', { surface_id: start.pane }).catch((error: Error) => this.say(error.message));
+      if (start.note) this.say(start.note);
+    } catch (error) {
+      // The terminal is attach's to give back (it may go on in another session).
+      this.stop(true);
+      throw error;
+    }
     this.tty.enter();
     this.drawing.start();
-    this.tty.input.on('data', (chunk: Buffer) => this.receive(chunk));
-    this.tty.output.on('resize', () => {
-      this.mirrors.active = true;
-      this.drawing.resized();
-    });
+    this.tty.input.on('data', this.onData);
+    this.tty.output.on('resize', this.onResize);
     this.invalidate();
-    const code = await done;
-    this.stop();
-    return code;
+    const end = await done;
+    this.stop('switchTo' in end);
+    return end;
   }
 
-  private stop(): void {
+  /** Ends this session's mirrors, subscriptions and clocks; the terminal is given back unless another session takes it over. */
+  private stop(switching: boolean): void {
     this.drawing.stop();
     for (const timer of [this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
+    this.tty.input.off('data', this.onData);
+    this.tty.output.off('resize', this.onResize);
     this.mirrors.dispose();
+    this.fleet.close();
     if (this.subscription !== null) this.client.unsubscribe(this.subscription);
-    this.tty.leave();
+    this.subscription = null;
+    if (!switching) this.tty.leave();
   }
 
   request<M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>): Promise<ResultOf<PublicMethods, M>> {
@@ -113,7 +147,22 @@ export class AttachClient implements CommandFace {
   }
 
   detach(): void {
-    this.ended(0);
+    this.finish({ code: 0 });
+  }
+
+  /** `prefix a`: the next agent waiting on any machine, oldest wait first (serve's fleet-wide inbox). */
+  async nextWaiting(): Promise<void> {
+    const focused = this.picture.active?.focus ?? null;
+    const next = await this.fleet.nextWaiting(focused === null ? null : { machine: this.client.machine, surfaceId: focused });
+    if (!next) return this.say('no agent needs you');
+    await this.goTo(next);
+  }
+
+  /** A pane of any machine: focused here, or the session goes on in its machine's instance. */
+  async goTo(pane: FleetPane): Promise<void> {
+    if (pane.machine === this.client.machine) return this.commands.focus(pane.surfaceId);
+    const focused = this.picture.active?.focus;
+    this.finish({ switchTo: pane, back: focused ? { pane: focused } : {} });
   }
 
   private async subscribe(): Promise<void> {
@@ -135,14 +184,14 @@ export class AttachClient implements CommandFace {
         await this.subscribe();
         // The config may have changed while serve was away.
         await this.readPresentation();
-        await this.load();
+        await Promise.all([this.load(), this.fleet.load()]);
         this.say(null);
         return;
       } catch {
         // not yet
       }
     }
-    this.ended(1);
+    this.finish({ code: 1 });
   }
 
   private async readPresentation(): Promise<void> {
@@ -194,16 +243,24 @@ export class AttachClient implements CommandFace {
    * bell, a notification where the terminal shows them (worded as every face words it), and a note
    * (naming the key that goes to an agent that needs you).
    */
-  private notification(frame: Extract<EventFrame, { type: 'notification' }>): void {
-    if (!this.presentation.attach.notifications || !NOTIFIED.has(frame.kind)) return;
-    if (this.inView(frame.surface_id) && this.outerFocused) return;
+  private notification(frame: FleetNotice): void {
+    if (!notified(this.presentation, frame.kind) || (this.inView(frame.surface_id) && this.outerFocused)) return;
     const status = this.picture.statuses.get(frame.surface_id);
     const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
     const workspace = this.picture.workspaces.find((w) => w.id === workspaceId)?.name;
-    const { title, body } = noticeText(frame.kind, status ? this.options.label(status) : frame.title, workspace, frame.body);
-    this.tty.notify(title, body);
-    // A terminal's notification cannot be clicked; the prefix's `a` is how attach goes there.
-    this.say(frame.kind === 'needs_input' ? `${title} · ${this.prefixName} a goes there` : title);
+    this.raise(noticeWords(frame, status ? this.options.label(status) : frame.title, workspace, this.client.machine, this.prefixName));
+  }
+
+  /** An agent on another machine (or on this one, while another is attached): raised as one here is, naming its machine. */
+  private notifyFleet(notice: FleetNotice, machine: string | null): void {
+    if (!notified(this.presentation, notice.kind)) return;
+    const status = this.fleet.status(machine, notice.surface_id);
+    this.raise(noticeWords(notice, status ? this.options.label(status) : notice.title, undefined, machine ?? HOME_NAME, this.prefixName));
+  }
+
+  private raise(words: NoticeWords): void {
+    this.tty.notify(words.title, words.body);
+    this.say(words.note);
   }
 
   /** The prefix as the help and the status line name it (`C-b`). */
@@ -237,6 +294,7 @@ export class AttachClient implements CommandFace {
 
   private scene(tick: number): Scene {
     const { cols, rows } = this.tty.size;
+    const nowMs = Date.now();
     return {
       cols,
       rows,
@@ -249,7 +307,8 @@ export class AttachClient implements CommandFace {
       mode: this.mode,
       note: this.note,
       prefixName: this.prefixName,
-      nowMs: Date.now(),
+      nowMs,
+      fleet: this.fleet.groups(nowMs),
     };
   }
 
@@ -303,24 +362,12 @@ export class AttachClient implements CommandFace {
       case 'confirm':
         return this.commands.confirmed(event.name === 'y' || event.name === 'Y');
       case 'scroll':
-        return this.scrollKey(event);
+        return this.commands.scrollTyped(event);
       case 'turns':
         return this.mode.overlay.key(event);
       case 'queue':
-        return this.queueTyped(this.mode, event);
+        return this.commands.queueTyped(this.mode, event);
     }
-  }
-
-  /** A key at the queue prompt (prefix q); Enter queues the line for its pane (`queue.add`) and says what serve answered. */
-  private queueTyped(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
-    const step = queueKey(mode, event);
-    if (!step) return;
-    if ('mode' in step) return this.setMode(step.mode);
-    this.setMode({ kind: 'normal' });
-    this.request('queue.add', { surface_id: mode.surfaceId, text: step.queue }).then(
-      (result) => this.say(queuedNote(mode.label, result)),
-      (error: Error) => this.say(displayText(`${mode.label}: not queued: ${error.message}`)),
-    );
   }
 
   setMode(mode: Mode): void {
@@ -355,51 +402,11 @@ export class AttachClient implements CommandFace {
     void this.client.input(mirror.session, bytes).catch(() => undefined);
   }
 
-  private scrollKey(event: KeyEvent): void {
-    const mirror = this.focusedMirror();
-    const mode = this.mode;
-    if (!mirror || mode.kind !== 'scroll') return this.setMode({ kind: 'normal' });
-    const step = scrollKey(mirror, mode, event);
-    if (step) this.applyScrollStep(step);
-  }
-
-  private applyScrollStep(step: ScrollStep): void {
-    if (step.mode) this.setMode(step.mode);
-    else this.invalidate();
-    if (step.note) this.say(step.note);
-    const shown = this.mode;
-    // Applied only while the user is still where the step started (not out of scroll mode, no other key).
-    void step.later?.then((next) => {
-      if (this.mode !== shown) return;
-      this.say(null);
-      this.applyScrollStep(next);
-    });
-  }
-
   private mouse(event: MouseEvent): void {
     // The turn ledger covers the panes: a click there is for none of them.
     if (!this.drawn || this.mode.kind === 'turns') return;
     const action = mouseAction(event, this.drawn, this.mirrors, this.picture.active?.focus);
-    switch (action?.kind) {
-      case 'type':
-        return this.type(action.mirror, action.bytes);
-      case 'scroll':
-        action.mirror.scroll(action.lines);
-        return this.invalidate();
-      case 'focus':
-        return void this.commands.focus(action.surfaceId).catch(() => undefined);
-      case 'workspace':
-        return void this.request('workspace.select', { index: action.index }).catch(() => undefined);
-      case 'agent':
-        // Focusing a pane brings its workspace to the front.
-        return void this.request('surface.focus', { surface_id: action.surfaceId }).catch((error: Error) => this.say(error.message));
-    }
-  }
-
-  private async selectWorkspace(name: string): Promise<void> {
-    const workspace = /^\d+$/.test(name) ? this.picture.workspaces[Number(name)] : this.picture.workspaces.find((w) => w.name === name);
-    if (!workspace) throw new Error(`no workspace '${name}'`);
-    await this.request('workspace.select', { index: workspace.index });
+    if (action) this.commands.clicked(action);
   }
 }
 

@@ -2,9 +2,13 @@ import { asksToClose } from '@paneflow/protocol/errors';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
 import { neighbour, type KeyEvent } from '@paneflow/screen';
-import { displayText, rowMark, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import { displayText, type EndedNotice, type PaneStatus, type Picture } from '@paneflow/view';
+import type { FleetPane } from './fleet';
 import type { Drawn, Mode } from './frame';
 import type { PaneMirror } from './mirror';
+import type { MouseAction } from './mouse';
+import { queuedNote, queueKey } from './queue';
+import { scrollKey, type ScrollStep } from './scroll';
 import { TurnLedger } from './turns';
 
 /** What the commands reach of the face they run in (`AttachClient`). */
@@ -12,6 +16,8 @@ export interface CommandFace {
   readonly picture: Picture;
   /** The frame last drawn: the layout the arrows move in. */
   readonly drawn: Drawn | null;
+  /** What the keyboard is doing now. */
+  readonly mode: Mode;
   /** The pane shown alone (prefix z), or null. */
   zoomed: number | null;
   readonly prefix: string;
@@ -25,6 +31,10 @@ export interface CommandFace {
   say(note: string | null): void;
   /** Ends `attach`, leaving every session running (prefix d). */
   detach(): void;
+  /** Goes to the next agent waiting for you, on any machine (prefix a). */
+  nextWaiting(): Promise<void>;
+  /** Goes to a pane of any machine (another's: the session goes on in that machine's instance). */
+  goTo(pane: FleetPane): Promise<void>;
 }
 
 /** A pane, or a workspace, by id: the same one however others come and go while the user answers. */
@@ -78,7 +88,7 @@ export class Commands {
           return;
         }
         case 'a':
-          return void (await this.nextNeedingYou());
+          return void (await face.nextWaiting());
         case 'z':
           face.zoomed = face.zoomed === null ? focused : null;
           return face.invalidate();
@@ -124,19 +134,74 @@ export class Commands {
     }
   }
 
+  /** What a click or the wheel asks (`mouseAction`). */
+  clicked(action: MouseAction): void {
+    const { face } = this;
+    switch (action.kind) {
+      case 'type':
+        return face.type(action.mirror, action.bytes);
+      case 'scroll':
+        action.mirror.scroll(action.lines);
+        return face.invalidate();
+      case 'focus':
+        return void this.focus(action.surfaceId).catch(() => undefined);
+      case 'workspace':
+        return void face.request('workspace.select', { index: action.index }).catch(() => undefined);
+      case 'agent':
+        // Focusing a pane brings its workspace to the front.
+        return void face.request('surface.focus', { surface_id: action.surfaceId }).catch((error: Error) => face.say(error.message));
+      case 'fleet':
+        return void face.goTo(action.pane).catch((error: Error) => face.say(error.message));
+    }
+  }
+
+  /** A key at the queue prompt (prefix q); Enter queues the line for its pane (`queue.add`) and says what serve answered. */
+  queueTyped(mode: Extract<Mode, { kind: 'queue' }>, event: KeyEvent): void {
+    const { face } = this;
+    const step = queueKey(mode, event);
+    if (!step) return;
+    if ('mode' in step) return face.setMode(step.mode);
+    face.setMode({ kind: 'normal' });
+    face.request('queue.add', { surface_id: mode.surfaceId, text: step.queue }).then(
+      (result) => face.say(queuedNote(mode.label, result)),
+      (error: Error) => face.say(displayText(`${mode.label}: not queued: ${error.message}`)),
+    );
+  }
+
+  /** A key in scrollback mode (prefix [). */
+  scrollTyped(event: KeyEvent): void {
+    const mirror = this.face.focusedMirror();
+    const mode = this.face.mode;
+    if (!mirror || mode.kind !== 'scroll') return this.face.setMode({ kind: 'normal' });
+    const step = scrollKey(mirror, mode, event);
+    if (step) this.applyScrollStep(step);
+  }
+
+  private applyScrollStep(step: ScrollStep): void {
+    const { face } = this;
+    if (step.mode) face.setMode(step.mode);
+    else face.invalidate();
+    if (step.note) face.say(step.note);
+    const shown = face.mode;
+    // Applied only while the user is still where the step started (not out of scroll mode, no other key).
+    void step.later?.then((next) => {
+      if (face.mode !== shown) return;
+      face.say(null);
+      this.applyScrollStep(next);
+    });
+  }
+
+  /** The workspace `attach` names (by name or index) in front. */
+  async selectWorkspace(name: string): Promise<void> {
+    const { picture } = this.face;
+    const workspace = /^\d+$/.test(name) ? picture.workspaces[Number(name)] : picture.workspaces.find((w) => w.name === name);
+    if (!workspace) throw new Error(`no workspace '${name}'`);
+    await this.face.request('workspace.select', { index: workspace.index });
+  }
+
   async focus(surfaceId: number): Promise<void> {
     if (this.face.zoomed !== null) this.face.zoomed = surfaceId;
     await this.face.request('surface.focus', { surface_id: surfaceId });
-  }
-
-  /** Jumps to the next agent waiting for you, across workspaces, after the focused one. */
-  private async nextNeedingYou(): Promise<void> {
-    const { picture } = this.face;
-    const waiting = [...picture.statuses.values()].filter((s) => rowMark(s) === 'need_you').sort((a, b) => a.surface_id - b.surface_id);
-    if (waiting.length === 0) return this.face.say('no agent needs you');
-    const focused = picture.active?.focus ?? 0;
-    const next = waiting.find((s) => s.surface_id > focused) ?? waiting[0];
-    await this.focus(next.surface_id);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { EventFrame } from '@paneflow/protocol/events';
 import { Attr, copyPane, DEFAULT_STYLE, Grid, layoutPanes, paletteColor, paneCursor, writeText, type Cursor, type KeyEvent, type Layout, type PaneLayout, type Rect, type Style } from '@paneflow/screen';
 import { agentRows, BADGE_WORDS, endedNotice, headerStatus, rowMark, spinnerFrame, STATIC_MARK, supervisionAges, supervisionBadges, type AgentRow, type EndedNotice, type PaneStatus, type Picture, type SupervisionTone } from '@paneflow/view';
+import type { FleetGroup, FleetPane } from './fleet';
 import { cursorOf, type PaneMirror } from './mirror';
 import { queuePromptText } from './queue';
 
@@ -31,7 +32,7 @@ const STYLES = {
 const TONE_STYLES: Record<SupervisionTone, Style> = { error: STYLES.error, warn: STYLES.warn, info: STYLES.dim };
 
 /** Where a click lands. */
-export type Hit = { rect: Rect; kind: 'workspace'; index: number } | { rect: Rect; kind: 'agent'; surfaceId: number };
+export type Hit = { rect: Rect; kind: 'workspace'; index: number } | { rect: Rect; kind: 'agent'; surfaceId: number } | { rect: Rect; kind: 'fleet'; pane: FleetPane };
 
 /** What the client is doing with the keyboard, as the status line and overlays show it. */
 export type Mode =
@@ -68,6 +69,8 @@ export interface Scene {
   prefixName: string;
   /** The clock the supervisor's ages are told by. */
   nowMs: number;
+  /** Every other machine's agents, under the attached instance's own. */
+  fleet: FleetGroup[];
 }
 
 export interface Drawn {
@@ -90,7 +93,7 @@ const HELP = [
   '  %  |     split right          "  -    split below',
   '  ← ↑ → ↓  move focus           z       zoom the pane',
   '  n  p     next/previous ws     0-9     workspace N',
-  '  a        next agent that needs you',
+  '  a        next agent that needs you (any machine)',
   '  [        scrollback (/ search, n next, q quit)',
   '  x        close the pane       &       close the workspace',
   '  c        new workspace        t       turns and diffs',
@@ -211,28 +214,44 @@ function drawSidebar(scene: Scene, grid: Grid, width: number, hits: Hit[]): { sp
   }
   y++;
   writeText(grid, 1, y++, 'Agents', STYLES.heading, { maxWidth: width - 1 });
-  const statuses = [...picture.statuses.values()].sort((a, b) => a.surface_id - b.surface_id);
-  const rows_ = agentRows(statuses, (s) => scene.label(s));
-  if (rows_.length === 0) writeText(grid, 1, y++, 'none', STYLES.dim, { maxWidth: width - 1 });
-  let spinning = false;
-  let ageing = false;
-  for (const row of rows_) {
-    if (y >= rows - 1) break;
-    const top = y;
-    spinning = drawAgentRow(scene, grid, row, width, y) || spinning;
-    y++;
-    if (row.subagents && y < rows - 1) writeText(grid, 3, y++, row.subagents, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
-    if (row.mark === 'need_you' && row.message && y < rows - 1) writeText(grid, 3, y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
-    // What the supervisor saw or did, a line each: beside the declared state, never in its place.
-    const supervision = picture.statuses.get(row.surface_id)?.supervision;
-    for (const badge of supervisionBadges(supervision, scene.nowMs)) {
-      if (y >= rows - 1) break;
-      writeText(grid, 3, y++, badge.text, TONE_STYLES[badge.tone], { maxWidth: width - 3, ellipsis: '…' });
-    }
-    ageing ||= supervisionAges(supervision);
-    hits.push({ rect: { x: 0, y: top, width, height: y - top }, kind: 'agent', surfaceId: row.surface_id });
+  const drawn = { y, spinning: false, ageing: false };
+  if (!drawAgents(scene, grid, width, picture.statuses, drawn, (surfaceId) => ({ kind: 'agent', surfaceId }), hits)) writeText(grid, 1, drawn.y++, 'none', STYLES.dim, { maxWidth: width - 1 });
+  // Other machines' agents under each machine's name (a row of one is keyed by machine and id), and its link when it is not connected.
+  for (const group of scene.fleet) {
+    if (drawn.y >= rows - 2) break;
+    drawn.y++;
+    writeText(grid, 1, drawn.y++, group.heading, STYLES.heading, { maxWidth: width - 1, ellipsis: '…' });
+    if (group.link && drawn.y < rows - 1) writeText(grid, 1, drawn.y++, group.link, STYLES.warn, { maxWidth: width - 1, ellipsis: '…' });
+    // A link that is down says since when: its words age.
+    drawn.ageing ||= group.link !== null;
+    const statuses = new Map(group.agents.map((s) => [s.surface_id, s]));
+    drawAgents(scene, grid, width, statuses, drawn, (surfaceId) => ({ kind: 'fleet', pane: { machine: group.machine, surfaceId } }), hits);
   }
-  return { spinning, ageing };
+  return { spinning: drawn.spinning, ageing: drawn.ageing };
+}
+
+type RowHit = { kind: 'agent'; surfaceId: number } | { kind: 'fleet'; pane: FleetPane };
+
+/** One instance's agent rows from `at.y` on (`at` moves past them); false when it has none. */
+function drawAgents(scene: Scene, grid: Grid, width: number, statuses: ReadonlyMap<number, PaneStatus>, at: { y: number; spinning: boolean; ageing: boolean }, hit: (surfaceId: number) => RowHit, hits: Hit[]): boolean {
+  const { rows } = scene;
+  const rows_ = agentRows([...statuses.values()].sort((a, b) => a.surface_id - b.surface_id), (s) => scene.label(s));
+  for (const row of rows_) {
+    if (at.y >= rows - 1) break;
+    const top = at.y;
+    const status = statuses.get(row.surface_id)!;
+    at.spinning = drawAgentRow(scene, grid, row, status, width, at.y++) || at.spinning;
+    if (row.subagents && at.y < rows - 1) writeText(grid, 3, at.y++, row.subagents, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
+    if (row.mark === 'need_you' && row.message && at.y < rows - 1) writeText(grid, 3, at.y++, row.message, STYLES.dim, { maxWidth: width - 3, ellipsis: '…' });
+    // What the supervisor saw or did, a line each: beside the declared state, never in its place.
+    for (const badge of supervisionBadges(status.supervision, scene.nowMs)) {
+      if (at.y >= rows - 1) break;
+      writeText(grid, 3, at.y++, badge.text, TONE_STYLES[badge.tone], { maxWidth: width - 3, ellipsis: '…' });
+    }
+    at.ageing ||= supervisionAges(status.supervision);
+    hits.push({ rect: { x: 0, y: top, width, height: at.y - top }, ...hit(row.surface_id) });
+  }
+  return rows_.length > 0;
 }
 
 const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
@@ -243,9 +262,9 @@ const BADGES: Partial<Record<AgentRow['mark'], [string, Style, string]>> = {
 };
 
 /** One agent's row (§3.9); true when it is a spinner. */
-function drawAgentRow(scene: Scene, grid: Grid, row: AgentRow, width: number, y: number): boolean {
+function drawAgentRow(scene: Scene, grid: Grid, row: AgentRow, status: PaneStatus, width: number, y: number): boolean {
   // An agent that is not running, whatever its last record said: lost, exited, or a failed resume.
-  const ended = row.mark === 'ended' ? endedNotice(scene.picture.statuses.get(row.surface_id)!) : null;
+  const ended = row.mark === 'ended' ? endedNotice(status) : null;
   const badge: [string, Style, string] | undefined = ended ? ['↺', ended.badge === 'Exited' ? STYLES.dim : STYLES.error, ended.badge] : BADGES[row.mark];
   const working = row.mark === 'working';
   let glyph = ' ';

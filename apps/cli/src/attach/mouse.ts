@@ -1,4 +1,5 @@
 import { encodeMouse, type MouseEvent } from '@paneflow/screen';
+import type { FleetPane } from './fleet';
 import type { Drawn } from './frame';
 import type { PaneMirror } from './mirror';
 
@@ -10,12 +11,13 @@ export type MouseAction =
   | { kind: 'scroll'; mirror: PaneMirror; lines: number }
   | { kind: 'focus'; surfaceId: number }
   | { kind: 'workspace'; index: number }
-  | { kind: 'agent'; surfaceId: number };
+  | { kind: 'agent'; surfaceId: number }
+  | { kind: 'fleet'; pane: FleetPane };
 
 /**
  * Where a mouse event lands in the frame last drawn. A program in the focused pane that asked for
  * the mouse gets it, in its own coordinates and encoding; otherwise the wheel scrolls a pane, a
- * press focuses one, and a press in the sidebar picks a workspace or an agent.
+ * press focuses one, and a press in the sidebar picks a workspace or an agent (of any machine).
  */
 export function mouseAction(event: MouseEvent, drawn: Drawn, mirrors: ReadonlyMap<number, PaneMirror>, focused: number | null | undefined): MouseAction | null {
   const x = event.x - 1;
@@ -34,6 +36,7 @@ export function mouseAction(event: MouseEvent, drawn: Drawn, mirrors: ReadonlyMa
   const hit = drawn.hits.find((h) => inRect(h.rect, x, y));
   if (hit?.kind === 'workspace') return { kind: 'workspace', index: hit.index };
   if (hit?.kind === 'agent') return { kind: 'agent', surfaceId: hit.surfaceId };
+  if (hit?.kind === 'fleet') return { kind: 'fleet', pane: hit.pane };
   return null;
 }
 

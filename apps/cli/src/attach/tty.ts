@@ -19,7 +19,9 @@ export class OuterTerminal {
     return { cols: this.output.columns || 80, rows: this.output.rows || 24 };
   }
 
+  /** Takes the terminal over; a session that follows another keeps it as it is. */
   enter(): void {
+    if (this.entered) return;
     this.input.setRawMode(true);
     this.input.resume();
     this.output.write(ENTER);
