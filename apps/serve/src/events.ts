@@ -21,8 +21,8 @@ class Subscriber {
     private readonly surfaces: ReadonlySet<number> | null,
     private readonly types: ReadonlySet<string> | null,
     readonly heartbeat: boolean,
-    /** Other machines' frames too (issue 32): only a face that tells panes apart by machine asks. */
-    private readonly machines: boolean,
+    /** Other machines' frames too (issue 32), or (`only`) those alone: only a face that tells panes apart by machine asks. */
+    private readonly machines: boolean | 'only',
   ) {}
 
   wants(frame: Frame): boolean {
@@ -30,6 +30,7 @@ class Subscriber {
     // A far pane's id is its machine's: a filter by this machine's ids says nothing of it.
     const far = frame.type === 'machine_changed' || ('machine' in frame && typeof frame.machine === 'string');
     if (far && (!this.machines || this.surfaces)) return false;
+    if (!far && this.machines === 'only') return false;
     if (this.types && !this.types.has(frame.type)) return false;
     if (this.surfaces && 'surface_id' in frame && frame.surface_id !== undefined && !this.surfaces.has(frame.surface_id)) return false;
     return true;
@@ -78,7 +79,7 @@ export class EventHub {
   private heartbeat: NodeJS.Timeout | null = null;
   droppedFrames = 0;
 
-  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null, heartbeat: boolean, machines = false): void {
+  subscribe(connection: Connection, surfaces: number[] | null, types: string[] | null, heartbeat: boolean, machines: boolean | 'only' = false): void {
     const subscriber = new Subscriber(connection, surfaces ? new Set(surfaces) : null, types ? new Set(types) : null, heartbeat, machines);
     this.subscribers.add(subscriber);
     connection.onClose(() => {

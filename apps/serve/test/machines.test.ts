@@ -45,12 +45,14 @@ let far: Instance;
 let ssh: FakeSsh;
 let events: EventStream;
 let plain: EventStream;
+let farOnly: EventStream;
 beforeAll(async () => {
   [here, far] = await Promise.all([startInstance({ orchestration: true }), startInstance({ scripting: true, orchestration: true })]);
   // Serve finds `ssh` on its PATH: the fake one, in the bin dir the instance put first.
   ssh = fakeSsh(join(here.dir, 'bin'), { far: destination(far) });
   events = await here.subscribe({ machines: true });
   plain = await here.subscribe();
+  farOnly = await here.subscribe({ machines: 'only' });
 });
 afterAll(async () => {
   await here?.call('machine.remove', { name: 'far' }).catch(() => undefined);
@@ -107,8 +109,12 @@ test('a far agent in the lists and frames here, marked with its machine; answere
   expect(machines).toEqual([expect.objectContaining({ name: 'far', state: 'connected' })]);
   // This machine's own rows say so; narrowed to it, the far rows are gone.
   expect((await here.call('fleet.list', { machine: null })).agents.every((a) => a.machine === null)).toBe(true);
-  // A subscriber that did not ask for machines hears none of it.
+  // A subscriber that did not ask for machines hears none of it; one that asked for them alone, only them.
   expect(plain.frames.slice(plainMark).filter((f) => 'machine' in f && f.machine)).toEqual([]);
+  await here.call('workspace.create', { name: 'local-change', cwd: here.dir });
+  await plain.next((f) => f.type === 'workspace_changed', plainMark);
+  await farOnly.next(farStatus(surface, (f) => f.state === 'waiting_for_input'));
+  expect(farOnly.frames.filter((f) => !['subscribed', 'heartbeat', 'machine_changed'].includes(f.type) && !f.machine)).toEqual([]);
 
   const resolved = await here.call('surface.resolve', { selector: '@far:farwait', scope: 'all' });
   expect(resolved.surfaces).toEqual([expect.objectContaining({ surface_id: surface, machine: 'far' })]);

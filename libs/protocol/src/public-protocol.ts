@@ -434,9 +434,10 @@ export const PublicMethods = {
         heartbeat: Type.Optional(Type.Boolean()),
         /**
          * true: other machines' frames too (issue 32), each with its `machine`, and
-         * `machine_changed` for their links; a face that keys panes by id alone leaves it unset.
+         * `machine_changed` for their links; `only`: those alone, none of this machine's (a face
+         * that follows this machine on another stream); a face that keys panes by id alone leaves it unset.
          */
-        machines: Type.Optional(Type.Boolean()),
+        machines: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('only')])),
       },
       closed,
     ),

@@ -67,7 +67,8 @@ export class AttachFleet {
   /** Follows this machine's serve (no heartbeats: idle attach wakes for nothing), then reads the fleet whole. */
   async start(): Promise<void> {
     this.subscription = await this.local.subscribe(
-      { heartbeat: false, machines: true, types: FLEET_TYPES },
+      // Attached here, this machine's frames come on the attach's own stream: only the others' here.
+      { heartbeat: false, machines: this.attached === null ? 'only' : true, types: FLEET_TYPES },
       (_id, frame) => this.frame(frame as EventFrame),
       () => this.lost(),
     );
