@@ -1,6 +1,8 @@
 import { resolveEndpoints } from '@paneflow/instance';
 import { makeHome, until, type Home } from '@paneflow/testing';
 import { InstanceClient, type MirrorSink } from '../src';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let home: Home;
 let client: InstanceClient;
@@ -83,15 +85,21 @@ test('a paste is bracketed when the program asked for it, and goes in as typed w
   client.detach(plain);
 });
 
-test('a mirror across a host crash: lost, then host_replaced while the new host lacks the session, attached again once it is restarted there', async () => {
+test('a mirror across a host crash: lost, then the screen the dead host saved, from the new host, until it is restarted there and attached again', async () => {
   const session = await shellPane('PS1="ready$ " exec bash --norc --noprofile -i');
   const mirror = recorder();
   client.attach(session, mirror.sink);
   await until(() => /ready\$ /.test(mirror.output()), 'the prompt');
+  await client.input(session, 'echo saved-$((6*7))\r');
+  const saved = join(home.env.PANEFLOW_HOME!, 'host/sessions', `${session}.screen`);
+  await until(() => existsSync(saved) && readFileSync(saved, 'utf8').includes('saved-42'), 'the screen saved');
   const host = home.run(['host', 'status']).json<{ pid: number }>().pid;
   process.kill(host, 'SIGKILL');
-  await until(() => mirror.events.some((e) => e.kind === 'host_replaced'), 'the new host does not hold the session');
-  expect(mirror.events.findIndex((e) => e.kind === 'lost')).toBeLessThan(mirror.events.findIndex((e) => e.kind === 'host_replaced'));
+  const lost = await until(() => mirror.events.findIndex((e) => e.kind === 'lost') + 1 || null, 'the stream lost with its host');
+  // The new host holds the lost session as what its host saved: the mirror starts over from it.
+  await until(() => mirror.events.slice(lost).some((e) => e.kind === 'reset' && /saved-42/.test(e.text ?? '')) || null, 'the saved screen, from the new host');
+  await until(() => mirror.events.slice(lost).some((e) => e.kind === 'attached') || null, 'attached to it');
+  expect(mirror.events.some((e) => e.kind === 'host_replaced')).toBe(false);
   const { surfaces } = await home.rpc('surface.list', { scope: 'all' });
   const surface_id = surfaces.find((s) => s.session === session)!.surface_id;
   // The mirror hears from the new host directly; serve learns of the loss when it follows that host.
