@@ -198,8 +198,8 @@ describe('faults', () => {
     await after.request('session.stop', { session: reused.session });
     expect(running(reused.pid)).toBe(true);
 
-    // A mirror of a lost session cannot attach until it is restarted; then it attaches to the new generation.
-    await expect(after.request('session.attach', { session: same.session })).rejects.toMatchObject({ code: -32020 });
+    // A mirror of a lost session sees what it last showed (lost-screens.ts) until it is restarted; then the new generation.
+    expect(await after.request('session.attach', { session: same.session })).toMatchObject({ generation: 1, instance: now, output_offset: 0 });
     expect(await after.request('session.restart', { session: same.session })).toMatchObject({ generation: 2 });
     expect(await after.request('session.attach', { session: same.session })).toMatchObject({ generation: 2, instance: now });
     await after.screenMatching(same.session, /up-\d+/);
