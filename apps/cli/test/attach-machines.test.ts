@@ -67,19 +67,6 @@ function attach(args: string[]): { window: TmuxWindow; written: () => string } {
   return { window, written: () => readFileSync(file, 'utf8') };
 }
 
-/** The window's screen once `test` holds; else the error shows the last one. */
-async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
-  let last: string[] = [];
-  try {
-    return await until(() => {
-      last = window.capture();
-      return test(last) ? last : null;
-    }, what);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}; the screen:\n${text(last)}`, { cause: error });
-  }
-}
-
 const focusOf = async (home: Home, name: string) => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.name === name)!;
 const state = async (home: Home, id: number) => (await home.rpc('surface.status', { surface_id: id })).state;
 
@@ -96,22 +83,22 @@ async function answered(home: Home, name: string, id: number): Promise<void> {
 test("attached here, the sidebar lists the far agent under `far`; the far pane with this one's id is a row of its own", async () => {
   expect(builder).toBe(lead);
   const { window } = attach(['here']);
-  await screen(window, (l) => column(' Agents', 'lead', '', ' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'lead under Agents, builder under far');
+  await window.shows((l) => column(' Agents', 'lead', '', ' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'lead under Agents, builder under far');
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
 });
 
 test('a far wait rings naming its machine; prefix a goes there (the far workspace, its pane focused) and, with an agent waiting here, back', async () => {
   const { window, written } = attach(['here']);
-  await screen(window, (l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
+  await window.shows((l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
   await wait(far, 'builder', 'ship it permission');
   try {
     await until(() => written().includes('\x07\x1b]9;Needs input: builder on far: approve Bash: ship it permission\x07') || null, 'the bell and the notification naming far');
-    await screen(window, (l) => l.at(-1)!.includes('Needs input: builder on far · C-b a goes there'), 'the note');
-    await screen(window, (l) => /^ far\n\s+● builder\s+Need you$/m.test(sidebar(l)), 'Need you under far');
+    await window.shows((l) => l.at(-1)!.includes('Needs input: builder on far · C-b a goes there'), 'the note');
+    await window.shows((l) => /^ far\n\s+● builder\s+Need you$/m.test(sidebar(l)), 'Need you under far');
 
     window.keys('C-b', 'a');
-    const there = await screen(window, (l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
+    const there = await window.shows((l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
     expect(text(there)).toContain('far-sh$');
     expect(sidebar(there)).toMatch(column(' this machine', 'lead'));
     expect(sidebar(there)).not.toMatch(/^ far$/m);
@@ -119,9 +106,9 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
 
     // A wait here, after the far one: the next in the fleet-wide inbox after the far agent in front.
     await wait(near, 'lead', 'come back permission');
-    await screen(window, (l) => /^ this machine\n\s+● lead\s+Need you$/m.test(sidebar(l)), 'Need you under this machine');
+    await window.shows((l) => /^ this machine\n\s+● lead\s+Need you$/m.test(sidebar(l)), 'Need you under this machine');
     window.keys('C-b', 'a');
-    const back = await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && text(l).includes('thinking about: come back permission'), 'back here, lead focused');
+    const back = await window.shows((l) => l.at(-1)!.includes(`▸ ${lead} lead `) && text(l).includes('thinking about: come back permission'), 'back here, lead focused');
     expect(sidebar(back)).toMatch(/^ far\n\s+● builder\s+Need you$/m);
     expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
     // The terminal taken over once: the alternate screen never left in between, nor entered again.
@@ -138,13 +125,13 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
 
 test("attached with --machine far, this machine's agents are under their own heading, and a click there comes back here", async () => {
   const { window } = attach(['--machine', 'far', 'there']);
-  const lines = await screen(window, (l) => column(' Agents', 'builder', '', ' this machine', 'lead').test(sidebar(l)) && text(l).includes('far-sh$'), "far's agents, then this machine's");
+  const lines = await window.shows((l) => column(' Agents', 'builder', '', ' this machine', 'lead').test(sidebar(l)) && text(l).includes('far-sh$'), "far's agents, then this machine's");
   // The far pane with the same id as lead is one row, under Agents, and lead one, under this machine.
   expect(sidebar(lines).match(/^\s+(✔ )?(lead|builder)(\s+Done)?$/gm)).toHaveLength(2);
   await near.rpc('surface.focus', { surface_id: nearShell });
   const row = sidebar(lines).split('\n').findIndex((line) => column('lead').test(line));
   click(window, row);
-  await screen(window, (l) => l.at(-1)!.includes(`▸ ${lead} lead `) && column(' far', 'builder').test(sidebar(l)), 'here, lead focused, far below');
+  await window.shows((l) => l.at(-1)!.includes(`▸ ${lead} lead `) && column(' far', 'builder').test(sidebar(l)), 'here, lead focused, far below');
   expect(await focusOf(near, 'here')).toMatchObject({ focus: lead });
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
@@ -152,14 +139,14 @@ test("attached with --machine far, this machine's agents are under their own hea
 
 test('a far link down: its state under its name; a click on its last-seen agent says why and stays here', async () => {
   const { window } = attach(['here']);
-  await screen(window, (l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
+  await window.shows((l) => column(' far', 'builder').test(sidebar(l)) && text(l).includes('near-sh$'), 'the far row');
   // While ssh is refused, the link cannot come back by itself.
   ssh.set('me@far', { behaviour: 'refuse' });
   process.kill(new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!.pid, 'SIGKILL');
   try {
-    const lines = await screen(window, (l) => /^ far\n far — (reconnecting|offline) /m.test(sidebar(l)), "the link's state under far");
+    const lines = await window.shows((l) => /^ far\n far — (reconnecting|offline) /m.test(sidebar(l)), "the link's state under far");
     click(window, sidebar(lines).split('\n').findIndex((line) => column('builder').test(line)));
-    const said = await screen(window, (l) => /far is (reconnecting|offline)/.test(l.at(-1)!), "the link's refusal on the status line");
+    const said = await window.shows((l) => /far is (reconnecting|offline)/.test(l.at(-1)!), "the link's refusal on the status line");
     expect(window.dead).toBe(false);
     expect(sidebar(said)).toMatch(column(' far', 'far — .*', 'builder'));
     expect(text(said)).toContain('near-sh$');

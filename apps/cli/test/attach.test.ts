@@ -25,19 +25,6 @@ function attach(workspace: string, cols = 120, rows = 32): TmuxWindow {
   return tmux.window([process.execPath, CLI, 'attach', workspace], { env: home.env, dir: home.dir, cols, rows });
 }
 
-/** The window's screen once `test` holds; else the error shows the last one. */
-async function screen(window: TmuxWindow, test: (lines: string[]) => boolean, what: string): Promise<string[]> {
-  let last: string[] = [];
-  try {
-    return await until(() => {
-      last = window.capture();
-      return test(last) ? last : null;
-    }, what);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}; the screen:\n${text(last)}`, { cause: error });
-  }
-}
-
 /**
  * Asks the pane its size (`stty size`) until it says `size`: the PTY is resized a moment after the
  * client whose window changed, or who typed, draws at its size, so one ask may come before it.
@@ -66,10 +53,10 @@ const focusOf = async (name: string) => (await home.rpc('workspace.list', {})).w
 test('typing into a shell pane runs the command; the sidebar lists the workspaces; the status line names the focused pane', async () => {
   const ids = await workspace('typing', [{ name: 'sh', command: SHELL, focus: true }]);
   const window = attach('typing');
-  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  await window.shows((l) => text(l).includes('ready$'), 'the prompt');
   window.type('echo from-$((6*7))');
   window.keys('Enter');
-  const lines = await screen(window, (l) => text(l).includes('from-42'), 'the output');
+  const lines = await window.shows((l) => text(l).includes('from-42'), 'the output');
   expect(lines[0]).toMatch(/Workspaces/);
   expect(text(lines)).toMatch(/▸ \d+ typing/);
   expect(lines.at(-1)).toMatch(/C-b \? help/);
@@ -82,10 +69,10 @@ test("an agent's turn in the sidebar: spinner, Need you with its message, answer
     { name: 'side', command: SHELL, focus: true },
   ]);
   const window = attach('turns');
-  await screen(window, (l) => /^\s+lead\s*│/m.test(text(l)), 'the agent row');
+  await window.shows((l) => /^\s+lead\s*│/m.test(text(l)), 'the agent row');
   expect(home.run(['send', 'lead', 'deploy it permission', '--submit', '--scope', 'all']).code).toBe(0);
-  await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] lead/.test(text(l)), 'a spinner');
-  const asking = await screen(window, (l) => text(l).includes('Need you'), 'Need you');
+  await window.shows((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] lead/.test(text(l)), 'a spinner');
+  const asking = await window.shows((l) => text(l).includes('Need you'), 'Need you');
   expect(text(asking)).toMatch(/● lead\s+Need you/);
   expect(text(asking)).toMatch(/approve Bash: deploy/);
   // prefix a jumps to the agent that needs you; 1 answers its menu, as a person would.
@@ -99,11 +86,11 @@ test("an agent's turn in the sidebar: spinner, Need you with its message, answer
   window.keys('C-b', 'Right');
   await until(async () => (await focusOf('turns')) === ids.side || null, 'focus back on the shell');
   expect(home.run(['send', 'lead', 'again permission', '--submit', '--scope', 'all']).code).toBe(0);
-  await screen(window, (l) => text(l).includes('Need you'), 'Need you again');
+  await window.shows((l) => text(l).includes('Need you'), 'Need you again');
   expect(home.run(['key', 'lead', '1', '--force', '--scope', 'all']).code).toBe(0);
-  await screen(window, (l) => /✔ lead\s+Done/.test(text(l)), 'Done');
+  await window.shows((l) => /✔ lead\s+Done/.test(text(l)), 'Done');
   window.keys('C-b', 'Left');
-  await screen(window, (l) => !text(l).includes('Done') && /^\s+lead\s*│/m.test(text(l)), 'Done cleared once seen');
+  await window.shows((l) => !text(l).includes('Done') && /^\s+lead\s*│/m.test(text(l)), 'Done cleared once seen');
   expect((await home.rpc('surface.status', { surface_id: ids.lead })).unread).toBe(false);
 });
 
@@ -115,29 +102,29 @@ test('split, focus moves, zoom, next workspace, close with the confirmation, det
   const ids = await workspace('layout', [{ name: 'one', command: SHELL, focus: true }]);
   await workspace('other', [{ name: 'elsewhere', command: SHELL }]);
   const window = attach('layout');
-  await screen(window, (l) => titles(l).length === 1, 'one pane');
+  await window.shows((l) => titles(l).length === 1, 'one pane');
 
   window.keys('C-b', '%');
-  const two = await screen(window, (l) => titles(l).length === 2, 'split right');
+  const two = await window.shows((l) => titles(l).length === 2, 'split right');
   const right = titles(two).find((id) => id !== ids.one)!;
   expect((await workspaceOf('layout')).focus).toBe(right);
   window.keys('C-b', '"');
-  await screen(window, (l) => titles(l).length === 3, 'split below');
+  await window.shows((l) => titles(l).length === 3, 'split below');
   const below = (await workspaceOf('layout')).focus!;
   window.keys('C-b', 'Up');
   await until(async () => (await focusOf('layout')) === right || null, 'focus up');
   window.keys('C-b', 'Left');
   await until(async () => (await focusOf('layout')) === ids.one || null, 'focus left');
-  await screen(window, (l) => l.at(-1)!.includes(`▸ ${ids.one} one `), 'the focused pane in the status line');
+  await window.shows((l) => l.at(-1)!.includes(`▸ ${ids.one} one `), 'the focused pane in the status line');
 
   window.keys('C-b', 'z');
-  await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.one]), 'zoomed');
+  await window.shows((l) => JSON.stringify(titles(l)) === JSON.stringify([ids.one]), 'zoomed');
   window.keys('C-b', 'z');
-  await screen(window, (l) => titles(l).length === 3, 'unzoomed');
+  await window.shows((l) => titles(l).length === 3, 'unzoomed');
 
   window.keys('C-b', 'n');
   await until(async () => ((await workspaceOf('other')).active ? true : null), 'the next workspace');
-  await screen(window, (l) => text(l).includes('elsewhere'), 'its pane');
+  await window.shows((l) => text(l).includes('elsewhere'), 'its pane');
   window.keys('C-b', 'p');
   await until(async () => ((await workspaceOf('layout')).active ? true : null), 'back');
 
@@ -151,27 +138,27 @@ test('split, focus moves, zoom, next workspace, close with the confirmation, det
   window.keys('Enter');
   await until(async () => ((await home.rpc('surface.status', { surface_id: below })).state === 'thinking' ? true : null), 'working');
   window.keys('C-b', 'x');
-  await screen(window, (l) => /Close .*its agent is thinking/.test(text(l)), 'the question');
+  await window.shows((l) => /Close .*its agent is thinking/.test(text(l)), 'the question');
   window.type('n');
-  await screen(window, (l) => !text(l).includes('its agent is thinking'), 'kept');
+  await window.shows((l) => !text(l).includes('its agent is thinking'), 'kept');
   expect(titles(window.capture())).toContain(below);
   window.keys('C-b', 'x');
-  await screen(window, (l) => text(l).includes('its agent is thinking'), 'asked again');
+  await window.shows((l) => text(l).includes('its agent is thinking'), 'asked again');
   window.type('y');
-  await screen(window, (l) => titles(l).length === 2, 'closed');
+  await window.shows((l) => titles(l).length === 2, 'closed');
   // A shell closes without a question.
   await home.rpc('surface.focus', { surface_id: right });
   window.keys('C-b', 'x');
-  await screen(window, (l) => titles(l).length === 1, 'the shell closed');
+  await window.shows((l) => titles(l).length === 1, 'the shell closed');
 
   window.type('echo still-$((2+3))');
   window.keys('Enter');
-  const before = await screen(window, (l) => text(l).includes('still-5'), 'output');
+  const before = await window.shows((l) => text(l).includes('still-5'), 'output');
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
   expect((await home.rpc('surface.status', { surface_id: ids.one })).session).toBeTruthy();
   const again = attach('layout');
-  await screen(again, (l) => text(l).includes('still-5'), 'the same screen');
+  await again.shows((l) => text(l).includes('still-5'), 'the same screen');
   const visible = (lines: string[]) => lines.slice(0, 5).map((l) => l.trimEnd());
   expect(visible(again.capture())).toEqual(visible(before));
 });
@@ -201,14 +188,14 @@ async function sameAsTmux(name: string, argv: string[], ready: string): Promise<
   const rows = 32;
   await workspace(name, [{ name, command: argv.map((a) => `'${a}'`).join(' '), focus: true }]);
   const window = attach(name, cols, rows);
-  await screen(window, (l) => text(l).includes(ready), `${name} through attach`);
+  await window.shows((l) => text(l).includes(ready), `${name} through attach`);
   window.keys('C-b', 'z');
   // Zoomed, the pane's terminal is the screen right of the sidebar and under its title row.
   const left = 27;
   const width = cols - left;
   const height = rows - 2;
   const direct = tmux.window(argv, { env: home.env, dir: home.dir, cols: width, rows: height });
-  await screen(direct, (l) => text(l).includes(ready), `${name} in tmux`);
+  await direct.shows((l) => text(l).includes(ready), `${name} in tmux`);
   let last = { through: [] as string[], itself: [] as string[] };
   await until(() => {
     last = { through: window.capture().slice(1, 1 + height).map((l) => [...l].slice(left).join('').trimEnd()), itself: direct.capture().map((l) => l.trimEnd()).slice(0, height) };
@@ -236,25 +223,25 @@ test('a full-screen program (less, on the alternate screen) looks cell for cell 
 test('the outer window sets the pane size; two clients see the same panes; the one in use sets the size; killing a client leaves the sessions', async () => {
   const ids = await workspace('sizes', [{ name: 'sized', command: SHELL, focus: true }]);
   const one = attach('sizes', 100, 30);
-  await screen(one, (l) => text(l).includes('ready$'), 'the prompt');
+  await one.shows((l) => text(l).includes('ready$'), 'the prompt');
   one.type('stty size');
   one.keys('Enter');
   // 100 columns less the sidebar (27), 30 rows less the title row and the status line.
-  await screen(one, (l) => /28 73/.test(text(l)), 'stty in the first client');
+  await one.shows((l) => /28 73/.test(text(l)), 'stty in the first client');
   one.resize(110, 34);
   await sizeSaid(one, '32 83', 'stty after the window grew');
 
   const two = attach('sizes', 90, 26);
-  await screen(two, (l) => /32 83/.test(text(l)), 'the second client shows the same pane');
+  await two.shows((l) => /32 83/.test(text(l)), 'the second client shows the same pane');
   // Typing makes the second client the one in use: its size now, and the first follows.
   await sizeSaid(two, '24 63', 'the size of the client in use');
-  await screen(one, (l) => /24 63/.test(text(l)), 'the first client sees the same output');
+  await one.shows((l) => /24 63/.test(text(l)), 'the first client sees the same output');
 
   process.kill(two.pid, 'SIGKILL');
   await until(() => two.dead || null, 'the second client gone');
   one.type('echo alive-$((1+1))');
   one.keys('Enter');
-  await screen(one, (l) => text(l).includes('alive-2'), 'the session goes on');
+  await one.shows((l) => text(l).includes('alive-2'), 'the session goes on');
   expect((await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === ids.sized)?.live).toBe(true);
 });
 
@@ -263,7 +250,7 @@ test('paneflow with no verb, in a terminal with no desktop, attaches to the demo
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   const window = tmux.window([process.execPath, CLI], { env, dir: home.dir, cols: 120, rows: 32 });
-  const lines = await screen(window, (l) => /▸ \d+ demo/.test(text(l)) && text(l).includes('demo-agent'), 'the demo, attached');
+  const lines = await window.shows((l) => /▸ \d+ demo/.test(text(l)) && text(l).includes('demo-agent'), 'the demo, attached');
   expect(text(lines)).toMatch(/─ \d+ demo-agent/);
   window.keys('C-b', 'd');
   await until(() => window.dead || null, 'detached');
@@ -281,10 +268,10 @@ const sshSkip = sshdUnavailable();
     const exports = ['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH'].map((k) => `${k}='${home.env[k]}'`).join(' ');
     const remote = `env ${exports} ${process.execPath} ${CLI} attach remote`;
     const window = tmux.window(sshd.ssh('root', remote, ['-t']), { env: home.env, dir: home.dir, cols: 110, rows: 30 });
-    await screen(window, (l) => text(l).includes('ready$') && /▸ \d+ remote/.test(text(l)), 'attached over ssh');
+    await window.shows((l) => text(l).includes('ready$') && /▸ \d+ remote/.test(text(l)), 'attached over ssh');
     window.type('echo over-ssh-$((3*3))');
     window.keys('Enter');
-    await screen(window, (l) => text(l).includes('over-ssh-9'), 'typing over ssh');
+    await window.shows((l) => text(l).includes('over-ssh-9'), 'typing over ssh');
     // Losing the connection (sshd gone, with the session it ran) leaves the pane's session running.
     sshd.stop();
     await until(() => window.dead || null, 'the ssh client gone');
@@ -300,54 +287,54 @@ test('scrollback mode finds a line far up; a click focuses a pane; the wheel scr
     { name: 'right', command: SHELL },
   ]);
   const window = attach('reading', 120, 32);
-  await screen(window, (l) => /^.*│500\s*│/m.test(text(l)) || text(l).includes('500'), 'the numbers');
+  await window.shows((l) => /^.*│500\s*│/m.test(text(l)) || text(l).includes('500'), 'the numbers');
   window.keys('C-b', '[');
-  await screen(window, (l) => text(l).includes('SCROLL'), 'scrollback mode');
+  await window.shows((l) => text(l).includes('SCROLL'), 'scrollback mode');
   window.type('/');
   window.type('123');
   window.keys('Enter');
-  await screen(window, (l) => l.some((line) => /│123\s/.test(line)) && /\[-\d+\]/.test(text(l)), 'line 123 in view');
+  await window.shows((l) => l.some((line) => /│123\s/.test(line)) && /\[-\d+\]/.test(text(l)), 'line 123 in view');
   window.type('q');
-  await screen(window, (l) => !text(l).includes('SCROLL') && !/\[-\d+\]/.test(text(l)), 'back at the bottom');
+  await window.shows((l) => !text(l).includes('SCROLL') && !/\[-\d+\]/.test(text(l)), 'back at the bottom');
 
   // An SGR mouse press in the right pane, as a terminal sends it (1-based column and row).
   window.type('\x1b[<0;100;10M\x1b[<0;100;10m');
   await until(async () => (await focusOf('reading')) === ids.right || null, 'the click focused the right pane');
   window.type('\x1b[<64;40;10M');
-  await screen(window, (l) => /─ \d+ left \[-3\]/.test(text(l)), 'the wheel scrolled the left pane');
+  await window.shows((l) => /─ \d+ left \[-3\]/.test(text(l)), 'the wheel scrolled the left pane');
 });
 
 test('scrolled past the 10,000 rows it keeps, a pane shows the host’s deeper history, and follows the output again at the bottom', async () => {
   await workspace('deep', [{ name: 'long', command: `seq 1 30000; ${SHELL}`, focus: true }]);
   const window = attach('deep');
-  await screen(window, (l) => text(l).includes('ready$'), 'the prompt after the numbers');
+  await window.shows((l) => text(l).includes('ready$'), 'the prompt after the numbers');
   // Scrollback mode, and to the top: past the mirror's 10,000 rows (line 20,000 or so) to the
   // first line the host kept. (The status line that names the mode is cut short here by the
   // workspaces of the tests before.)
   window.keys('C-b', '[');
   window.type('g');
   // First at the mirror's own top ([-10000]), then, once the history is read, at the host's.
-  const top = await screen(window, (l) => Number(/\[-(\d+)\]/.exec(text(l))?.[1]) > 29_000, 'the view past 29,000 lines back');
+  const top = await window.shows((l) => Number(/\[-(\d+)\]/.exec(text(l))?.[1]) > 29_000, 'the view past 29,000 lines back');
   expect(top.filter((line) => /│[12]\s/.test(line))).toHaveLength(2); // lines 1 and 2, the first the host kept
   // Down a page and back by search, within the history.
   window.keys('PageDown');
-  await screen(window, (l) => l.some((line) => /│40\s/.test(line)) && !l.some((line) => /│1\s/.test(line)), 'the next page of the history');
+  await window.shows((l) => l.some((line) => /│40\s/.test(line)) && !l.some((line) => /│1\s/.test(line)), 'the next page of the history');
   window.type('/');
   window.type('12');
   window.keys('Enter');
-  await screen(window, (l) => l.some((line) => /│12\s/.test(line)), 'line 12 found in the history');
+  await window.shows((l) => l.some((line) => /│12\s/.test(line)), 'line 12 found in the history');
   window.type('G');
-  await screen(window, (l) => !/\[-\d+\]/.test(text(l)) && text(l).includes('ready$'), 'back at the bottom');
+  await window.shows((l) => !/\[-\d+\]/.test(text(l)) && text(l).includes('ready$'), 'back at the bottom');
   window.type('q');
   window.type('echo live-$((6*7))');
   window.keys('Enter');
-  await screen(window, (l) => text(l).includes('live-42'), 'the live output');
+  await window.shows((l) => text(l).includes('live-42'), 'the live output');
   // A search begun in the live view that the mirror cannot answer reads the host's history for it.
   window.keys('C-b', '[');
   window.type('/');
   window.type('15000');
   window.keys('Enter');
-  await screen(window, (l) => l.some((line) => /│15000\s/.test(line)), 'line 15000, only the host keeps it, found in the history');
+  await window.shows((l) => l.some((line) => /│15000\s/.test(line)), 'line 15000, only the host keeps it, found in the history');
   window.type('q');
 });
 
@@ -370,7 +357,7 @@ test("the focused pane's cursor shape and blinking reach the outer terminal (DEC
     { name: 'plain', command: SHELL },
   ]);
   const { window, written } = attachRecorded('cursor');
-  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  await window.shows((l) => text(l).includes('ready$'), 'the prompt');
   window.type("printf '\\e[6 q'");
   window.keys('Enter');
   await until(() => lastCursorStyle(written()) === '6' || null, 'a steady bar');
@@ -390,13 +377,13 @@ test('an agent out of view that starts waiting rings the bell and, where the ter
   await workspace('quiet', [{ name: 'here', command: SHELL, focus: true }]);
   // The outer terminal's environment says it shows OSC 9 notifications.
   const { window, written } = attachRecorded('quiet', { ...home.env, TERM_PROGRAM: 'WezTerm' });
-  await screen(window, (l) => /^\s+waiter\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent row');
+  await window.shows((l) => /^\s+waiter\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent row');
   // Nothing has rung yet; if something has, what was written says whose wait it was.
   expect([window.format('#{window_bell_flag}'), written().split('\x1b]9;').slice(1)]).toEqual(['0', []]);
   expect(home.run(['send', 'waiter', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
   await until(() => written().includes('\x07\x1b]9;Needs input: waiter in away: approve Bash: ship it permission\x07') || null, 'the bell and the notification');
   // The terminal's notification cannot be clicked: the status line names the key that goes there.
-  await screen(window, (l) => text(l).includes('Needs input: waiter in away · C-b a goes there'), 'the note');
+  await window.shows((l) => text(l).includes('Needs input: waiter in away · C-b a goes there'), 'the note');
   await until(() => window.format('#{window_bell_flag}') === '1' || null, "tmux's bell flag");
   // A waiting agent left behind would take a place at the top of every later test's sidebar.
   await home.rpc('surface.close', { surface_id: away.waiter });
@@ -409,9 +396,9 @@ test('attach.notifications false: no bell and no notification', async () => {
     const away = await workspace('away-muted', [{ name: 'muted', command: 'claude --work-ms 100' }]);
     await workspace('quiet-muted', [{ name: 'muted-here', command: SHELL, focus: true }]);
     const { window, written } = attachRecorded('quiet-muted', { ...home.env, TERM_PROGRAM: 'WezTerm' });
-    await screen(window, (l) => /^\s+muted\s*│/m.test(text(l)), 'the agent row');
+    await window.shows((l) => /^\s+muted\s*│/m.test(text(l)), 'the agent row');
     expect(home.run(['send', 'muted', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
-    await screen(window, (l) => /● muted\s+Need you/.test(text(l)), 'Need you');
+    await window.shows((l) => /● muted\s+Need you/.test(text(l)), 'Need you');
     // Serve sends the notification right after the status, on the same stream: once a later event
     // is drawn, the notification would have been written before it.
     await home.rpc('workspace.create', { name: 'after-the-notice', cwd: home.dir });
@@ -428,15 +415,15 @@ test('attach.notifications false: no bell and no notification', async () => {
 test('prefix ? shows the keys until a key is pressed, c opens a new workspace, a digit selects a workspace by number', async () => {
   await workspace('keys', [{ name: 'keys-sh', command: SHELL, focus: true }]);
   const window = attach('keys');
-  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  await window.shows((l) => text(l).includes('ready$'), 'the prompt');
   window.keys('C-b', '?');
-  await screen(window, (l) => text(l).includes('prefix, then:'), 'the help');
+  await window.shows((l) => text(l).includes('prefix, then:'), 'the help');
   window.type('q');
-  await screen(window, (l) => !text(l).includes('prefix, then:'), 'the help closed');
+  await window.shows((l) => !text(l).includes('prefix, then:'), 'the help closed');
   // The key that closed the help went nowhere else.
   window.type('echo after-$((2*4))');
   window.keys('Enter');
-  await screen(window, (l) => text(l).includes('after-8') && !text(l).includes('qecho'), 'the shell took only what came after');
+  await window.shows((l) => text(l).includes('after-8') && !text(l).includes('qecho'), 'the shell took only what came after');
 
   const before = (await home.rpc('workspace.list', {})).workspaces.length;
   window.keys('C-b', 'c');
@@ -444,11 +431,11 @@ test('prefix ? shows the keys until a key is pressed, c opens a new workspace, a
     const { workspaces } = await home.rpc('workspace.list', {});
     return workspaces.length === before + 1 ? workspaces.find((w) => w.active && w.name !== 'keys') : null;
   }, 'a new active workspace');
-  await screen(window, (l) => text(l).includes(`▸ ${created.index} ${created.name}`), 'the new workspace in the sidebar');
+  await window.shows((l) => text(l).includes(`▸ ${created.index} ${created.name}`), 'the new workspace in the sidebar');
 
   window.keys('C-b', '0');
   await until(async () => (await home.rpc('workspace.list', {})).workspaces.find((w) => w.index === 0)?.active || null, 'workspace 0 selected');
-  await screen(window, (l) => /▸ 0 /.test(text(l)), 'workspace 0 marked');
+  await window.shows((l) => /▸ 0 /.test(text(l)), 'workspace 0 marked');
 });
 
 test('closing a pane whose agent waits for you asks first, and so does closing its workspace (prefix &)', async () => {
@@ -457,34 +444,34 @@ test('closing a pane whose agent waits for you asks first, and so does closing i
     { name: 'bystander', command: SHELL },
   ]);
   const window = attach('waiting-close');
-  await screen(window, (l) => titles(l).length === 2, 'both panes');
+  await window.shows((l) => titles(l).length === 2, 'both panes');
   expect(home.run(['send', 'asker', 'drop the table permission', '--submit', '--scope', 'all']).code).toBe(0);
   await until(async () => ((await home.rpc('surface.status', { surface_id: ids.asker })).state === 'waiting_for_input' ? true : null), 'waiting');
   window.keys('C-b', 'x');
   // Serve's reason, the same the desktop and `paneflow close` get.
-  await screen(window, (l) => text(l).includes(`Close asker? surface ${ids.asker} (asker): its agent is waiting_for_input.`), 'the question');
+  await window.shows((l) => text(l).includes(`Close asker? surface ${ids.asker} (asker): its agent is waiting_for_input.`), 'the question');
   window.type('y');
-  await screen(window, (l) => JSON.stringify(titles(l)) === JSON.stringify([ids.bystander]), 'closed');
+  await window.shows((l) => JSON.stringify(titles(l)) === JSON.stringify([ids.bystander]), 'closed');
   // A shell running a program asks too (serve reads its foreground); n keeps it.
   window.type('sleep 600');
   window.keys('Enter');
   await until(async () => ((await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === ids.bystander)?.cmd.startsWith('sleep') ? true : null), 'sleep in front');
   window.keys('C-b', 'x');
-  await screen(window, (l) => text(l).includes(`Close bystander? surface ${ids.bystander} (bystander):`), 'the question for the shell');
+  await window.shows((l) => text(l).includes(`Close bystander? surface ${ids.bystander} (bystander):`), 'the question for the shell');
   window.type('n');
-  await screen(window, (l) => !text(l).includes('Close bystander?'), 'kept');
+  await window.shows((l) => !text(l).includes('Close bystander?'), 'kept');
   expect((await home.rpc('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id)).toContain(ids.bystander);
   // Prefix & closes the whole workspace by the same rule: asked, n keeps it, y closes it.
   window.keys('C-b', '&');
-  await screen(window, (l) => text(l).includes(`Close workspace waiting-close? surface ${ids.bystander} (bystander):`), 'the question for the workspace');
+  await window.shows((l) => text(l).includes(`Close workspace waiting-close? surface ${ids.bystander} (bystander):`), 'the question for the workspace');
   window.type('n');
-  await screen(window, (l) => !text(l).includes('Close workspace'), 'the workspace kept');
+  await window.shows((l) => !text(l).includes('Close workspace'), 'the workspace kept');
   expect((await home.rpc('workspace.list', {})).workspaces.map((w) => w.name)).toContain('waiting-close');
   window.keys('C-b', '&');
-  await screen(window, (l) => text(l).includes('Close workspace waiting-close?'), 'asked again');
+  await window.shows((l) => text(l).includes('Close workspace waiting-close?'), 'asked again');
   window.type('y');
   await until(async () => !(await home.rpc('workspace.list', {})).workspaces.some((w) => w.name === 'waiting-close') || null, 'the workspace closed');
-  await screen(window, (l) => !text(l).includes('waiting-close'), 'gone from the sidebar');
+  await window.shows((l) => !text(l).includes('waiting-close'), 'gone from the sidebar');
 });
 
 test('a program that asked for mouse reports gets the click, in its own coordinates and encoding', async () => {
@@ -499,27 +486,27 @@ test('a program that asked for mouse reports gets the click, in its own coordina
   );
   await workspace('mouse', [{ name: 'clicks', command: SHELL, focus: true }]);
   const window = attach('mouse');
-  await screen(window, (l) => text(l).includes('ready$'), 'the prompt');
+  await window.shows((l) => text(l).includes('ready$'), 'the prompt');
   // Started once attached, so the mirror parses its mode requests itself: the host's checkpoint
   // does not carry the mouse encoding (?1006) yet.
   window.type(`'${process.execPath}' '${script}'`);
   window.keys('Enter');
-  await screen(window, (l) => text(l).includes('mouse on'), 'the program');
+  await window.shows((l) => text(l).includes('mouse on'), 'the program');
   // The pane's terminal starts at column 28 and row 2 (1-based), right of the sidebar and under
   // the title row: a press and release at (32, 5) is (5, 4) to the program.
   window.type('\x1b[<0;32;5M\x1b[<0;32;5m');
-  await screen(window, (l) => text(l).includes('ESC[<0;5;4M') && text(l).includes('ESC[<0;5;4m'), 'the click, as the program asked for it');
+  await window.shows((l) => text(l).includes('ESC[<0;5;4M') && text(l).includes('ESC[<0;5;4m'), 'the click, as the program asked for it');
 });
 
 test('paneflow ps --watch redraws the table on an event', async () => {
   const window = tmux.window([process.execPath, CLI, 'ps', '--watch'], { env: home.env, dir: home.dir, cols: 160, rows: 60 });
-  await screen(window, (l) => text(l).includes('live: refreshed on every event'), 'the table');
+  await window.shows((l) => text(l).includes('live: refreshed on every event'), 'the table');
   const ids = await workspace('watched', [{ name: 'watched-agent', command: 'claude --work-ms 100' }]);
   const row = (l: string[]) => l.filter((line) => line.startsWith(`${ids['watched-agent']} `));
-  await screen(window, (l) => row(l).length === 1 && / idle /.test(row(l)[0]), 'the new agent, idle');
+  await window.shows((l) => row(l).length === 1 && / idle /.test(row(l)[0]), 'the new agent, idle');
   expect(home.run(['send', 'watched-agent', 'wait for me permission', '--submit', '--scope', 'all']).code).toBe(0);
   // Drawn again in place: still one row for the agent, now waiting.
-  await screen(window, (l) => row(l).length === 1 && row(l)[0].includes('waiting_for_input'), 'the agent, waiting');
+  await window.shows((l) => row(l).length === 1 && row(l)[0].includes('waiting_for_input'), 'the agent, waiting');
   process.kill(window.pid, 'SIGINT');
   await until(() => window.dead || null, 'ps --watch ended');
   await home.rpc('surface.close', { surface_id: ids['watched-agent'] });
@@ -529,27 +516,27 @@ test('an agent pane whose agent exited says so and resumes its conversation with
   const ids = await workspace('resume', [{ name: 'comeback', command: 'claude --work-ms 100', focus: true }]);
   const { window, written } = attachRecorded('resume');
   // The agent's prompt is "> " at the start of a pane line; capture-pane drops its trailing blank.
-  const started = await screen(window, (l) => /conversation [0-9a-f-]{36}/.test(text(l)) && l.some((line) => /│>\s*$/.test(line)), 'the agent');
+  const started = await window.shows((l) => /conversation [0-9a-f-]{36}/.test(text(l)) && l.some((line) => /│>\s*$/.test(line)), 'the agent');
   const id = /conversation ([0-9a-f-]{36})/.exec(text(started))![1];
   window.type('remember the plan');
   window.keys('Enter');
-  await screen(window, (l) => text(l).includes('done: remember the plan'), 'a turn');
+  await window.shows((l) => text(l).includes('done: remember the plan'), 'a turn');
   // The host reads the conversation's id from the agent's session files as it scans: resumed by id.
   await until(async () => (await home.rpc('surface.status', { surface_id: ids.comeback })).provider_session_id === id || null, 'the id known');
   window.type('exit');
   window.keys('Enter');
-  const ended = await screen(window, (l) => text(l).includes(' exited — Enter resumes '), 'the banner');
+  const ended = await window.shows((l) => text(l).includes(' exited — Enter resumes '), 'the banner');
   expect(text(ended)).toMatch(/↺ comeback\s+Exited/);
 
   window.keys('Enter');
   // The outcome is a passing note (3 s), written once serve has confirmed the resume.
-  await screen(window, (l) => l.at(-1)!.includes(`comeback: resumed conversation ${id}`), 'the outcome in the status line');
-  const back = await screen(window, (l) => text(l).includes('❯ remember the plan') && text(l).includes(`conversation ${id}`), 'the conversation again');
+  await window.shows((l) => l.at(-1)!.includes(`comeback: resumed conversation ${id}`), 'the outcome in the status line');
+  const back = await window.shows((l) => text(l).includes('❯ remember the plan') && text(l).includes(`conversation ${id}`), 'the conversation again');
   expect(text(back)).not.toContain('Enter resumes');
   expect((await home.rpc('surface.status', { surface_id: ids.comeback })).lifecycle).toBe('live');
   window.type('after the resume');
   window.keys('Enter');
-  await screen(window, (l) => text(l).includes('done: after the resume'), 'the resumed agent answers');
+  await window.shows((l) => text(l).includes('done: after the resume'), 'the resumed agent answers');
   // The mirror followed the new generation at once, never drawing the pane as lost on the way.
   await until(() => written().includes('done: after the resume') || null, 'the answer written');
   expect(written()).not.toContain('reattaching');
@@ -562,7 +549,7 @@ test('a hook title and a declared message reach the outer terminal only as visib
   const titled = here.surfaces[0].surface_id;
   const { window } = attachRecorded('esc-here', { ...home.env, TERM_PROGRAM: 'WezTerm' });
   const bytes = () => readFileSync(join(home.dir, 'written-esc-here'), 'utf8');
-  await screen(window, (l) => /^\s+Claude Code\s*│/m.test(text(l)), 'the agent rows');
+  await window.shows((l) => /^\s+Claude Code\s*│/m.test(text(l)), 'the agent rows');
   const paneTitle = window.format('#{pane_title}');
   const agent = await until(async () => {
     const s = await home.rpc('surface.status', { surface_id: titled });
@@ -572,7 +559,7 @@ test('a hook title and a declared message reach the outer terminal only as visib
   const prompt = 'a\x1b]52;c;cHduZWQ=\x07b\x1b]0;pwned\x07c\x1b[2J\rd\u009b2Je\u202ef';
   const frame = { tool: 'claude', session: agent.session, surface_id: titled, workspace_id: here.workspace.id, pid: agent.pid!, emitted_at_ms: Date.now(), payload: { prompt } };
   expect(await home.rpc('ai.prompt_submit', frame)).toEqual({ accepted: true });
-  await screen(window, (l) => text(l).includes(`${titled} a^[]52;c;cHduZWQ=^Gb^[]0;pwned^Gc^[[2J d\ufffd2Jef`), 'the title row, escaped');
+  await window.shows((l) => text(l).includes(`${titled} a^[]52;c;cHduZWQ=^Gb^[]0;pwned^Gc^[[2J d\ufffd2Jef`), 'the title row, escaped');
   expect(home.run(['send', String(away.surfaces[0].surface_id), 'ship \u202e it permission', '--submit', '--scope', 'all']).code).toBe(0);
   await until(() => bytes().includes('\x07\x1b]9;Needs input: Claude Code in esc-away: approve Bash: ship  it permission\x07') || null, 'the notification, the override removed');
   const written = bytes().replaceAll('\x07\x1b]9;Needs input: Claude Code in esc-away: approve Bash: ship  it permission\x07', '');
@@ -587,7 +574,7 @@ test("an agent's running subagents are counted under its sidebar row, and the li
   const chief = up.surfaces[0].surface_id;
   // Tall enough for the sidebar's agents below every workspace the file's tests made.
   const window = attach('helpers', 120, 50);
-  await screen(window, (l) => /^\s+chief\s*│/m.test(text(l)), 'the agent row');
+  await window.shows((l) => /^\s+chief\s*│/m.test(text(l)), 'the agent row');
   const agent = await until(async () => {
     const s = await home.rpc('surface.status', { surface_id: chief });
     return s.state === 'idle' && s.pid !== null ? s : null;
@@ -599,11 +586,11 @@ test("an agent's running subagents are counted under its sidebar row, and the li
   try {
     await subagent('explore-1', 'start');
     await subagent('plan-2', 'start');
-    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏●] chief\s*│[\s\S]*\n {3}2 subagents\s*│/.test(text(l)), 'the count under the row');
+    await window.shows((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏●] chief\s*│[\s\S]*\n {3}2 subagents\s*│/.test(text(l)), 'the count under the row');
     await subagent('explore-1', 'stop');
-    await screen(window, (l) => /chief\s*│.*\n {3}1 subagent\s*│/.test(text(l)), 'one left');
+    await window.shows((l) => /chief\s*│.*\n {3}1 subagent\s*│/.test(text(l)), 'one left');
     await subagent('plan-2', 'stop');
-    await screen(window, (l) => !text(l).includes('subagent'), 'none left, no line');
+    await window.shows((l) => !text(l).includes('subagent'), 'none left, no line');
   } finally {
     home.run(['key', 'chief', 'ctrl-c', '--scope', 'all']);
     await home.rpc('surface.close', { surface_id: chief });
@@ -622,7 +609,7 @@ test('the config applies live while attached: reduce_motion stops the spinner an
   ]);
   // Tall enough for the sidebar's agents below every workspace the file's tests made.
   const { window, written } = attachRecorded('live', { ...home.env, TERM_PROGRAM: 'WezTerm' }, 50);
-  await screen(window, (l) => /^\s+mover\s*│/m.test(text(l)) && /^\s+ponger\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent rows');
+  await window.shows((l) => /^\s+mover\s*│/m.test(text(l)) && /^\s+ponger\s*│/m.test(text(l)) && text(l).includes('ready$'), 'the agent rows');
   /** Waits until serve has read the config and says so to its subscribers, attach among them. */
   const configure = async (config: unknown, read: (p: { reduce_motion: boolean; attach: { prefix: string; notifications: boolean } }) => boolean) => {
     home.writeConfig(config);
@@ -630,17 +617,17 @@ test('the config applies live while attached: reduce_motion stops the spinner an
   };
   try {
     expect(home.run(['send', 'mover', 'a long task', '--submit', '--scope', 'all']).code).toBe(0);
-    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'a spinner');
+    await window.shows((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'a spinner');
     await configure({ reduce_motion: true }, (p) => p.reduce_motion);
-    await screen(window, (l) => /● mover/.test(text(l)), 'a static mark, in the same client');
+    await window.shows((l) => /● mover/.test(text(l)), 'a static mark, in the same client');
     await configure({}, (p) => !p.reduce_motion);
-    await screen(window, (l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'the spinner again');
+    await window.shows((l) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] mover/.test(text(l)), 'the spinner again');
 
     // Notifications off: an agent out of view that starts waiting rings nothing.
     await configure({ attach: { notifications: false } }, (p) => !p.attach.notifications);
     const quiet = written().length;
     expect(home.run(['send', 'pinger', 'ship it permission', '--submit', '--scope', 'all']).code).toBe(0);
-    await screen(window, (l) => /● pinger\s+Need you/.test(text(l)), 'Need you');
+    await window.shows((l) => /● pinger\s+Need you/.test(text(l)), 'Need you');
     // Serve sends the notification right after the status, on the same stream: once a later event
     // is drawn, the notification would have been written before it.
     await home.rpc('surface.rename', { surface_id: here['live-sh'], name: 'after-the-live-notice' });
@@ -654,11 +641,11 @@ test('the config applies live while attached: reduce_motion stops the spinner an
     // The prefix key opens the help once attach has the config: the same event brings
     // reduce_motion's static mark, which shows it came.
     await configure({ reduce_motion: true, attach: { prefix: 'ctrl-a' } }, (p) => p.attach.prefix === 'ctrl-a');
-    await screen(window, (l) => /● mover/.test(text(l)), 'the config in the client');
+    await window.shows((l) => /● mover/.test(text(l)), 'the config in the client');
     window.keys('C-a', '?');
-    await screen(window, (l) => text(l).includes('prefix, then:'), 'the help, by the new prefix');
+    await window.shows((l) => text(l).includes('prefix, then:'), 'the help, by the new prefix');
     window.type('q');
-    await screen(window, (l) => !text(l).includes('prefix, then:'), 'the help closed');
+    await window.shows((l) => !text(l).includes('prefix, then:'), 'the help closed');
   } finally {
     home.writeConfig({});
     home.run(['key', 'mover', 'ctrl-c', '--scope', 'all']);

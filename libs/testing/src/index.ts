@@ -7,12 +7,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scaled } from './time';
+import { until } from './until';
 
 export * from './faults';
 export * from './git';
 export * from './ssh';
 export * from './sshd';
 export * from './tmux';
+export * from './until';
 export * from './time';
 
 export const ROOT = join(__dirname, '../../..');
@@ -215,16 +217,6 @@ export async function screen(home: Home, target: string, pattern: RegExp, timeou
   }
 }
 
-/** Polls `probe` until it gives a value (not null, undefined or false); fails after `timeoutMs`, naming `what`. */
-export async function until<T>(probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, timeoutMs = scaled(20_000)): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A request to serve's public socket, whichever way a test makes it (`home.rpc`, an instance's `call`). */
 type Call = <M extends MethodName<PublicMethods>>(method: M, params: ParamsOf<PublicMethods, M>) => Promise<ResultOf<PublicMethods, M>>;

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from './until';
 
 let servers = 0;
 
@@ -67,6 +68,19 @@ export class TmuxWindow {
   /** The window's lines; with `escapes`, with the SGR sequences of their colours and attributes. */
   capture(escapes = false): string[] {
     return this.tmux.run('capture-pane', '-p', '-N', ...(escapes ? ['-e'] : []), '-t', this.target).replace(/\n$/, '').split('\n');
+  }
+
+  /** The window's lines once `test` holds of them; else the error shows the last screen. */
+  async shows(test: (lines: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]> {
+    let last: string[] = [];
+    try {
+      return await until(() => {
+        last = this.capture();
+        return test(last) ? last : null;
+      }, what, timeoutMs);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the screen:\n${last.join('\n')}`, { cause: error });
+    }
   }
 
   /**
