@@ -292,7 +292,15 @@ test('without orchestration a queue write is checked against the caller’s work
   const pf = await startInstance({ scripting: true });
   try {
     // Each turn waits on a permission prompt: the second prompt queued stays queued.
-    const up = async (name: string) => (await pf.call('workspace.up', { name, layout: 'even_h', panes: [{ name, cwd: pf.dir, command: 'claude --block', focus: true, env: {} }] })).surfaces[0];
+    // An agent only once serve has seen it declare: a queued prompt waits for an agent's turn.
+    const up = async (name: string) => {
+      const pane = (await pf.call('workspace.up', { name, layout: 'even_h', panes: [{ name, cwd: pf.dir, command: 'claude --block', focus: true, env: {} }] })).surfaces[0];
+      await until(async () => {
+        const status = await pf.call('surface.status', { surface_id: pane.surface_id });
+        return status.reason === 'declared' && status.state === 'idle';
+      }, `${name}'s agent idle`);
+      return pane;
+    };
     const mine = await up('mine');
     const other = await up('other');
     const workspaceOf = async (surface: number) => (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface)!.workspace_id;
