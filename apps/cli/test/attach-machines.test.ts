@@ -28,17 +28,10 @@ let lead: number;
 let builder: number;
 let nearShell: number;
 
-/** A far home as a destination, its gates in its login's environment. */
-function reach(home: Home) {
-  const destination = homeDestination(home);
-  const gates = Object.fromEntries(Object.entries(home.env).filter(([key]) => key.startsWith('PANEFLOW_IPC_'))) as Record<string, string>;
-  return { ...destination, env: { ...destination.env, ...gates } };
-}
-
 beforeAll(async () => {
   near = makeHome(GATES);
   far = makeHome(GATES);
-  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': reach(far) });
+  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': homeDestination(far) });
   for (const home of [near, far]) expect(home.run(['start']).code).toBe(0);
   const agent = (name: string, home: Home) => ({ name, cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} });
   const shell = (name: string, home: Home) => ({ name, cwd: home.dir, command: SHELL(name), focus: true, env: {} });
@@ -152,7 +145,7 @@ test('a far link down: its state under its name; a click on its last-seen agent 
     expect(text(said)).toContain('near-sh$');
     expect((await focusOf(near, 'here')).active).toBe(true);
   } finally {
-    ssh.set('me@far', reach(far));
+    ssh.set('me@far', homeDestination(far));
     await until(async () => (await link())?.state === 'connected' || null, 'far connected again', scaled(60_000));
   }
   window.keys('C-b', 'd');

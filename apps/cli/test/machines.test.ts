@@ -27,13 +27,6 @@ let nearAgent: number;
 let farAgent: number;
 let lockedPane: number;
 
-/** A far home as a destination, its gates in its login's environment: a far serve the bridge starts again has them. */
-function reach(home: Home) {
-  const destination = homeDestination(home);
-  const gates = Object.fromEntries(Object.entries(home.env).filter(([key]) => key.startsWith('PANEFLOW_IPC_'))) as Record<string, string>;
-  return { ...destination, env: { ...destination.env, ...gates } };
-}
-
 const machines = () => near.run(['machine', 'ls', '--json']).json<{ machines: MachineRow[] }>().machines;
 const machine = (name: string) => machines().find((m) => m.name === name);
 const inboxItems = () => near.run(['inbox', '--json']).json<{ items: InboxItem[] }>().items;
@@ -46,7 +39,7 @@ beforeAll(async () => {
   // Its scripting gate closed: it refuses writes, whoever asks.
   locked = makeHome();
   // Near's serve finds it first on its PATH (near's bin).
-  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': reach(far), 'me@locked': reach(locked), 'me@slow': { behaviour: 'hang' } });
+  ssh = fakeSsh(join(near.dir, 'bin'), { 'me@far': homeDestination(far), 'me@locked': homeDestination(locked), 'me@slow': { behaviour: 'hang' } });
   for (const home of [near, far, locked]) expect(home.run(['start']).code).toBe(0);
   nearAgent = (await near.rpc('workspace.up', { name: 'here', layout: 'even_h', panes: [agentPane('lead', near)] })).surfaces[0].surface_id;
   farAgent = (await far.rpc('workspace.up', { name: 'there', layout: 'even_h', panes: [agentPane('worker', far)] })).surfaces[0].surface_id;
@@ -292,7 +285,7 @@ test("after its serve is killed the far machine's rows say it is not connected a
   watch.child.kill('SIGINT');
   expect(await watch.exited).toBe(0);
 
-  ssh.set('me@far', reach(far));
+  ssh.set('me@far', homeDestination(far));
   await until(() => machine('far')!.state === 'connected', 'far connected again', scaled(60_000));
   // The bridge started the far serve again: a new process holds its lock.
   expect(new LockFile(join(far.env.PANEFLOW_HOME!, 'serve', 'owner.lock')).holder()!.pid).not.toBe(holder.pid);

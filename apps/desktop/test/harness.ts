@@ -149,6 +149,30 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
+/**
+ * The browser's notifications as the page makes them, kept on `window.shown` (each with its
+ * `Notification`, to be clicked); `notificationsShown` reads them back.
+ */
+export async function keepNotifications(context: BrowserContext, origin: string): Promise<void> {
+  await context.grantPermissions(['notifications'], { origin });
+  await context.addInitScript(() => {
+    const Real = window.Notification;
+    const shown: Array<{ title: string; body: string; tag: string; notification: Notification }> = [];
+    (window as unknown as { shown: typeof shown }).shown = shown;
+    window.Notification = class extends Real {
+      constructor(title: string, options: NotificationOptions = {}) {
+        super(title, options);
+        shown.push({ title, body: options.body ?? '', tag: options.tag ?? '', notification: this });
+      }
+    };
+  });
+}
+
+/** The notifications `keepNotifications` kept so far, as data. */
+export function notificationsShown(page: Page): Promise<Array<{ title: string; body: string; tag: string }>> {
+  return page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string; tag: string }> }).shown.map(({ title, body, tag }) => ({ title, body, tag })));
+}
+
 export interface WebFace {
   /** The URL `paneflow web` printed, its token included. */
   url: URL;

@@ -7,8 +7,8 @@
 import { fakeSsh, homeDestination, makeHome, scaled, until, type FakeSsh, type Home } from '@paneflow/testing';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { shot, startWebFace, type WebFace } from './harness';
+import type { Page } from 'playwright-core';
+import { keepNotifications, notificationsShown, shot, startWebFace, type WebFace } from './harness';
 
 const GATES = { PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' };
 const REFUSED = 'ssh: connect to host devbox port 22: Connection refused';
@@ -84,22 +84,6 @@ afterAll(async () => {
   far?.cleanup();
 });
 
-/** The browser's notifications as the page makes them. */
-async function keepNotifications(context: BrowserContext, origin: string): Promise<void> {
-  await context.grantPermissions(['notifications'], { origin });
-  await context.addInitScript(() => {
-    const Real = window.Notification;
-    const shown: Array<{ title: string; body: string }> = [];
-    (window as unknown as { shown: typeof shown }).shown = shown;
-    window.Notification = class extends Real {
-      constructor(title: string, options: NotificationOptions = {}) {
-        super(title, options);
-        shown.push({ title, body: options.body ?? '' });
-      }
-    };
-  });
-}
-
 test('at a desktop’s size: the far agent is under its machine in the sidebar, a row apart from the local pane of the same id; a click says where it is; its wait is answered from its row and notified naming its machine', async () => {
   // Both instances are fresh: their first panes have the same id.
   expect(there).toBe(here);
@@ -123,7 +107,7 @@ test('at a desktop’s size: the far agent is under its machine in the sidebar, 
     expect(await page.evaluate(() => document.hasFocus())).toBe(false);
     await farAsks('deploy');
     await until(async () => (await farRow.getAttribute('data-mark')) === 'need_you' || null, 'the far row waiting');
-    const shown = () => page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown);
+    const shown = () => notificationsShown(page);
     expect(await until(async () => (await shown()).find((n) => n.title.startsWith('Needs input')) ?? null, 'the notification')).toMatchObject({ title: 'Needs input: builder on devbox' });
     await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     await page.bringToFront();

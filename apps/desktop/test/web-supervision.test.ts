@@ -5,8 +5,8 @@
 // raised like the others; what a rule answered after the phone's inbox; a stall and a usage
 // limit under their agents.
 import { makeHome, scaled, until, type Home } from '@paneflow/testing';
-import type { BrowserContext, Page } from 'playwright-core';
-import { shot, startWebFace, type WebFace } from './harness';
+import type { Page } from 'playwright-core';
+import { keepNotifications, notificationsShown, shot, startWebFace, type WebFace } from './harness';
 
 let home: Home;
 let face: WebFace;
@@ -41,22 +41,6 @@ async function agentIn(workspace: string, name: string, workMs: number): Promise
 async function asking(surface: number, prompt: string): Promise<void> {
   expect(home.run(['send', String(surface), `${prompt} permission`, '--submit', '--scope', 'all']).code).toBe(0);
   await until(async () => (await state(surface)) === 'waiting_for_input' || null, 'the agent asking');
-}
-
-/** The browser's notifications as the page makes them. */
-async function keepNotifications(context: BrowserContext, origin: string): Promise<void> {
-  await context.grantPermissions(['notifications'], { origin });
-  await context.addInitScript(() => {
-    const Real = window.Notification;
-    const shown: Array<{ title: string; body: string }> = [];
-    (window as unknown as { shown: typeof shown }).shown = shown;
-    window.Notification = class extends Real {
-      constructor(title: string, options: NotificationOptions = {}) {
-        super(title, options);
-        shown.push({ title, body: options.body ?? '' });
-      }
-    };
-  });
 }
 
 test('at a desktop’s size: Queue in the sidebar keeps a prompt for an agent in its turn, shown as queued 1 until the turn ends and the prompt goes', async () => {
@@ -161,7 +145,7 @@ test('a notice of the supervisor (queue held) is raised like the others while th
     await held.waitFor();
     expect(await held.textContent()).toBe('queue held: errored (1 waiting)');
     expect(await held.getAttribute('title')).toBe('the fixture failed on purpose');
-    const shown = () => page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string }> }).shown);
+    const shown = async () => (await notificationsShown(page)).map(({ title, body }) => ({ title, body }));
     const notice = await until(async () => (await shown()).find((n) => n.title.startsWith('Queue held')) ?? null, 'the notification');
     expect(notice).toEqual({ title: 'Queue held: broken in holding', body: expect.stringContaining('the fixture failed on purpose') });
   } finally {

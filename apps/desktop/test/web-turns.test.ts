@@ -88,7 +88,8 @@ test('at a desktop’s size: the digest in the sidebar, a pane’s turns, and a 
     await opened.locator('.turns-back').click();
     await panel.waitFor();
     await turnThatEdits(home.rpc, agent, 'permission to append\n@append notes.md two');
-    await panel.locator('.turn-row[data-turn="2"]').waitFor();
+    // The row comes with the turn's start (running); its end follows in a frame of its own.
+    await panel.locator('.turn-row[data-turn="2"] .change').filter({ hasNotText: 'running' }).waitFor();
     expect(await panel.locator('.turn-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.turn))).toEqual(['2', '1']);
     expect(await panel.locator('.turn-row[data-turn="2"] .change').textContent()).toBe('1 file +1 -0');
     await page.keyboard.press('Escape');

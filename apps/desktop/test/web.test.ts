@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { WebSocket } from 'ws';
-import { dragScrollbar, screenRows, shot, startWebFace, type WebFace } from './harness';
+import { dragScrollbar, keepNotifications, notificationsShown, screenRows, shot, startWebFace, type WebFace } from './harness';
 
 const SHELL = 'PS1="ready$ " exec bash --norc --noprofile -i';
 
@@ -249,21 +249,7 @@ describe('paneflow web', () => {
     let page: Page;
     beforeAll(async () => {
       const options = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
-      ({ context, page } = await open(options, url, async (context) => {
-        await context.grantPermissions(['notifications'], { origin: url.origin });
-        // The browser's notifications as the page makes them, each kept to be clicked.
-        await context.addInitScript(() => {
-          const Real = window.Notification;
-          const shown: Array<{ title: string; body: string; tag: string; notification: Notification }> = [];
-          (window as unknown as { shown: typeof shown }).shown = shown;
-          window.Notification = class extends Real {
-            constructor(title: string, options: NotificationOptions = {}) {
-              super(title, options);
-              shown.push({ title, body: options.body ?? '', tag: options.tag ?? '', notification: this });
-            }
-          };
-        });
-      }));
+      ({ context, page } = await open(options, url, (context) => keepNotifications(context, url.origin)));
     });
     afterAll(async () => {
       await context?.close();
@@ -358,7 +344,7 @@ describe('paneflow web', () => {
     }, scaled(60_000));
 
     test('a wait while the page is not in front raises one browser notification; clicking it opens the pane', async () => {
-      const shown = () => page.evaluate(() => (window as unknown as { shown: Array<{ title: string; body: string; tag: string }> }).shown.map(({ title, body, tag }) => ({ title, body, tag })));
+      const shown = () => notificationsShown(page);
       await page.locator('.phone-bar .back').tap();
       const agent = (await home.rpc('surface.list', { scope: 'all' })).surfaces.find((s) => s.name === 'asker')!.surface_id;
       const before = (await shown()).length;

@@ -4,7 +4,7 @@
 // gates, the link's states and reasons, and a gap caught up once, nothing missed, nothing twice.
 import { connectHost, readHostSecret } from '@paneflow/instance';
 import { ErrorCode, type MachineRow, type RpcError } from '@paneflow/protocol';
-import { CLI, fakeSsh, scaled, until, type FakeSsh } from '@paneflow/testing';
+import { fakeSsh, homeDestination, scaled, until, type FakeSsh } from '@paneflow/testing';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killIfAlive, startInstance, waitUntilGone, type EventStream, type Frame, type Instance } from './helpers';
@@ -18,13 +18,6 @@ const refusal = (promise: Promise<unknown>) =>
     },
     (error: RpcError) => ({ code: error.code, reason: error.reason, message: error.message }),
   );
-
-/** The far instance as a destination of the fake ssh: its login's variables, and `paneflow` on its PATH. */
-function destination(far: Instance) {
-  writeFileSync(join(far.dir, 'bin/paneflow'), `#!/bin/sh\nexec ${process.execPath} ${CLI} "$@"\n`, { mode: 0o755 });
-  const env = Object.fromEntries(['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH', 'SHELL', 'PANEFLOW_IPC_SCRIPTING'].map((key) => [key, far.env[key] ?? '']));
-  return { env };
-}
 
 /** Whether an ssh of this test runs to `destination` now (its processes, by /proc). */
 function sshRunning(destination: string): boolean {
@@ -49,7 +42,7 @@ let farOnly: EventStream;
 beforeAll(async () => {
   [here, far] = await Promise.all([startInstance({ orchestration: true }), startInstance({ scripting: true, orchestration: true })]);
   // Serve finds `ssh` on its PATH: the fake one, in the bin dir the instance put first.
-  ssh = fakeSsh(join(here.dir, 'bin'), { far: destination(far) });
+  ssh = fakeSsh(join(here.dir, 'bin'), { far: homeDestination(far) });
   events = await here.subscribe({ machines: true });
   plain = await here.subscribe();
   farOnly = await here.subscribe({ machines: 'only' });
@@ -158,7 +151,7 @@ test('a gap: the far serve dies and the link cannot get back while an agent begi
   await connection.request('session.input', { session, text: 'while away\r', origin: 'user' });
   connection.destroy();
 
-  ssh.set('far', destination(far));
+  ssh.set('far', homeDestination(far));
   await events.next(machineIs('far', (m) => m.state === 'connected'), mark);
   const notice = await events.next((f) => f.type === 'notification' && f.machine === 'far' && f.surface_id === surface, mark);
   expect(notice).toMatchObject({ kind: 'needs_input', body: 'approve Bash: while away' });

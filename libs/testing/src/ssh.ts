@@ -125,11 +125,14 @@ export function fakeSsh(dir: string, destinations: Record<string, FakeDestinatio
 export type FakeSsh = ReturnType<typeof fakeSsh>;
 
 /**
- * A temp home (`makeHome`) as a fake ssh destination: a second Paneflow instance on this machine,
- * with a `paneflow` on its PATH that runs this checkout's CLI, as the far machine's login finds it.
+ * A temp home (`makeHome`, or any with a `bin` dir and an env) as a fake ssh destination: a second
+ * Paneflow instance on this machine, with a `paneflow` on its PATH that runs this checkout's CLI,
+ * as the far machine's login finds it, and the home's gates (`PANEFLOW_IPC_*`) in that login's
+ * environment, so a far serve the bridge starts again has them too.
  */
-export function homeDestination(home: Home, behaviour: FakeDestination['behaviour'] = 'run'): FakeDestination {
+export function homeDestination(home: Pick<Home, 'dir' | 'env'>, behaviour: FakeDestination['behaviour'] = 'run'): FakeDestination {
   writeTextAtomic(join(home.dir, 'bin/paneflow'), `#!/bin/sh\nexec ${process.execPath} ${CLI} "$@"\n`, 0o755);
-  const env = Object.fromEntries(['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH', 'SHELL'].map((key) => [key, home.env[key]!]));
-  return { behaviour, env };
+  const login = ['HOME', 'PANEFLOW_HOME', 'XDG_RUNTIME_DIR', 'PANEFLOW_CONFIG', 'PATH', 'SHELL'].map((key) => [key, home.env[key]!]);
+  const gates = Object.entries(home.env).filter((entry): entry is [string, string] => entry[0].startsWith('PANEFLOW_IPC_') && entry[1] !== undefined);
+  return { behaviour, env: Object.fromEntries([...login, ...gates]) };
 }

@@ -1,34 +1,8 @@
 import type { EventFrame, MachineRow, StatusObject } from '@paneflow/protocol';
+import { status } from './status-fixture';
 import { FarMachines, farTerminalText, frameMachine, machineLinkText, noticeText, paneKey } from '../src';
 
-const agent = (over: Partial<StatusObject>): StatusObject => ({
-  surface_id: 1,
-  machine: null,
-  surface_name: 'lead',
-  workspace: 0,
-  session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
-  tool: 'claude',
-  runtime_id: 'claude-code',
-  pid: 10,
-  state: 'idle',
-  status: 'idle',
-  reason: 'declared',
-  hooked: false,
-  declared: null,
-  state_seq: 0,
-  outcome: null,
-  unread: false,
-  active_tool_name: null,
-  message: null,
-  last_result: null,
-  provider_session_id: null,
-  lifecycle: 'live',
-  restart: null,
-  revision: 0,
-  waiting_ms: null,
-  idle_ms: null,
-  ...over,
-});
+const agent = (over: Partial<StatusObject>): StatusObject => status({ machine: null, surface_name: 'lead', ...over });
 const link = (over: Partial<MachineRow>): MachineRow => ({ name: 'devbox', destination: 'devbox', state: 'connected', reason: null, since_ms: 0, last_seen_ms: 0, agents: 1, remote: null, ...over });
 
 describe('other machines', () => {

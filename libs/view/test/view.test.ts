@@ -1,33 +1,7 @@
-import type { EventFrame, EventFrameOf, StatusObject, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
+import type { EventFrame, EventFrameOf, SurfaceEntry, WorkspaceEntry } from '@paneflow/protocol';
+import { status } from './status-fixture';
 import { agentRows, displayText, echoText, endedNotice, jsonText, headerStatus, noticeText, Picture, rowMark, spinnerFrame, SPINNER_FRAMES, subagentsText, type ReadRequest } from '../src';
 
-const status = (over: Partial<StatusObject>): StatusObject => ({
-  surface_id: 1,
-  surface_name: null,
-  workspace: 0,
-  session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
-  tool: 'claude',
-  runtime_id: 'claude-code',
-  pid: 10,
-  state: 'idle',
-  status: 'idle',
-  reason: 'declared',
-  hooked: false,
-  declared: null,
-  state_seq: 0,
-  outcome: null,
-  unread: false,
-  active_tool_name: null,
-  message: null,
-  last_result: null,
-  provider_session_id: null,
-  lifecycle: 'live',
-  restart: null,
-  revision: 0,
-  waiting_ms: null,
-  idle_ms: null,
-  ...over,
-});
 const declared = (state: 'idle' | 'working' | 'done' | 'blocked' | 'error', message: string | null = null) => ({ state, kind: null, progress: null, id: null, app: null, title: null, message });
 const workspace = (index: number, over: Partial<WorkspaceEntry> = {}): WorkspaceEntry => ({
   index,

@@ -1,0 +1,30 @@
+import type { StatusObject } from '@paneflow/protocol';
+
+/** A status object as serve sends one: an idle declared agent in pane 1, `over` changed. */
+export const status = (over: Partial<StatusObject>): StatusObject => ({
+  surface_id: 1,
+  surface_name: null,
+  workspace: 0,
+  session: '6f1c2f3a-9b0e-4d7a-8c1e-2a3b4c5d6e7f',
+  tool: 'claude',
+  runtime_id: 'claude-code',
+  pid: 10,
+  state: 'idle',
+  status: 'idle',
+  reason: 'declared',
+  hooked: false,
+  declared: null,
+  state_seq: 0,
+  outcome: null,
+  unread: false,
+  active_tool_name: null,
+  message: null,
+  last_result: null,
+  provider_session_id: null,
+  lifecycle: 'live',
+  restart: null,
+  revision: 0,
+  waiting_ms: null,
+  idle_ms: null,
+  ...over,
+});
