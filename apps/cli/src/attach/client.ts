@@ -161,6 +161,9 @@ export class AttachClient implements CommandFace {
   /** A pane of any machine: focused here, or the session goes on in its machine's instance. */
   async goTo(pane: FleetPane): Promise<void> {
     if (pane.machine === this.client.machine) return this.commands.focus(pane.surfaceId);
+    // A link known to be down: said here, and this session goes on untouched.
+    const down = pane.machine === null ? null : this.fleet.unreachable(pane.machine, Date.now());
+    if (down) return this.say(down);
     const focused = this.picture.active?.focus;
     this.finish({ switchTo: pane, back: focused ? { pane: focused } : {} });
   }

@@ -8,7 +8,7 @@ import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, EventType } from '@paneflow/protocol/events';
 import type { MachineRow } from '@paneflow/protocol/machines';
 import type { InboxItem, NoticeKind, StatusObject } from '@paneflow/protocol/status';
-import { FarMachines, frameMachine, machineLinkText, type PaneStatus } from '@paneflow/view';
+import { FarMachines, frameMachine, machineLinkText, machineStateText, type PaneStatus } from '@paneflow/view';
 
 /** What the fleet follows: far agents' states and notices, and the links. */
 const FLEET_TYPES: EventType[] = ['status_changed', 'surface_closed', 'notification', 'machine_changed'];
@@ -138,6 +138,12 @@ export class AttachFleet {
   /** An agent out of the attached instance, by machine (null: this machine) and id. */
   status(machine: string | null, surfaceId: number): PaneStatus | undefined {
     return machine === null ? this.home.get(surfaceId) : this.far.get(machine, surfaceId);
+  }
+
+  /** Why another machine cannot be gone to now, in a line (`devbox is offline 2m: …`): null while its link is up or unknown (then trying tells). */
+  unreachable(machine: string, nowMs: number): string | null {
+    const link = this.far.links.get(machine);
+    return link && link.state !== 'connected' ? `${machine} is ${machineStateText(link, nowMs)}` : null;
   }
 
   /** The groups under the attached instance's agents: this machine first when another is attached, then each other machine by name. */
