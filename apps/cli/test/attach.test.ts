@@ -485,17 +485,25 @@ test('a program that asked for mouse reports gets the click, in its own coordina
     ].join('\n'),
   );
   await workspace('mouse', [{ name: 'clicks', command: SHELL, focus: true }]);
-  const window = attach('mouse');
-  await window.shows((l) => text(l).includes('ready$'), 'the prompt');
-  // Started once attached, so the mirror parses its mode requests itself: the host's checkpoint
-  // does not carry the mouse encoding (?1006) yet.
-  window.type(`'${process.execPath}' '${script}'`);
-  window.keys('Enter');
-  await window.shows((l) => text(l).includes('mouse on'), 'the program');
+  const first = attach('mouse');
+  await first.shows((l) => text(l).includes('ready$'), 'the prompt');
+  // Started once attached, so the mirror follows the program's mode requests as it parses them.
+  first.type(`'${process.execPath}' '${script}'`);
+  first.keys('Enter');
+  await first.shows((l) => text(l).includes('mouse on'), 'the program');
   // The pane's terminal starts at column 28 and row 2 (1-based), right of the sidebar and under
   // the title row: a press and release at (32, 5) is (5, 4) to the program.
-  window.type('\x1b[<0;32;5M\x1b[<0;32;5m');
-  await window.shows((l) => text(l).includes('ESC[<0;5;4M') && text(l).includes('ESC[<0;5;4m'), 'the click, as the program asked for it');
+  first.type('\x1b[<0;32;5M\x1b[<0;32;5m');
+  await first.shows((l) => text(l).includes('ESC[<0;5;4M') && text(l).includes('ESC[<0;5;4m'), 'the click, as the program asked for it');
+  first.keys('C-b', 'd');
+  await until(() => first.dead || null, 'detached');
+  // Attached again, the mirror knows the modes only from the host's checkpoint (?1000, ?1006).
+  const again = attach('mouse');
+  await again.shows((l) => text(l).includes('ESC[<0;5;4m'), 'the pane again');
+  again.type('\x1b[<0;33;6M');
+  await again.shows((l) => text(l).includes('ESC[<0;6;5M'), 'a click after attaching again, still as the program asked');
+  again.keys('C-b', 'd');
+  await until(() => again.dead || null, 'detached again');
 });
 
 test('paneflow ps --watch redraws the table on an event', async () => {

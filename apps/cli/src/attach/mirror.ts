@@ -1,5 +1,5 @@
 import type { InstanceClient } from '@paneflow/client';
-import { cursorModes, writeSync, type PaneBuffer, type PaneModes } from '@paneflow/screen';
+import { cursorModes, mouseEncoding, writeSync, type PaneBuffer, type PaneModes } from '@paneflow/screen';
 import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
@@ -25,8 +25,6 @@ export class PaneMirror {
   state: 'attaching' | 'attached' | 'lost' | 'host_replaced' = 'attaching';
   /** Lines scrolled back from the bottom while the user reads the scrollback; 0 follows the output. */
   scrolledBack = 0;
-  /** ?1006 is not in xterm's public modes: followed here for the mouse encoding. */
-  private sgrMouse = false;
   /** The host's deeper rows, shown while scrolled back once read; `none` left to read, `all` nothing more to read. */
   private history: Terminal | 'none' | 'reading' | 'all' = 'none';
   /** The whole frame is drawn again: the pane's title shows how far back the view is. */
@@ -40,12 +38,6 @@ export class PaneMirror {
     const onChange = () => events.changed();
     this.redraw = () => events.state();
     this.term = mirrorTerminal(80, 24, MIRROR_SCROLLBACK);
-    const track = (on: boolean) => (params: (number | number[])[]) => {
-      if (params.includes(1006)) this.sgrMouse = on;
-      return false; // xterm goes on with the mode itself
-    };
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, track(true));
-    this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, track(false));
     client.attach(
       session,
       {
@@ -164,7 +156,8 @@ export class PaneMirror {
       applicationCursorKeys: modes.applicationCursorKeysMode,
       sendFocus: modes.sendFocusMode,
       mouseTracking: modes.mouseTrackingMode,
-      mouseEncoding: this.sgrMouse ? 'sgr' : 'default',
+      // ?1016 (pixels) is not offered: a cell terminal has no pixels to report.
+      mouseEncoding: mouseEncoding(this.term) === 'sgr' ? 'sgr' : 'default',
     };
   }
 
