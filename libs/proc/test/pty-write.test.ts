@@ -63,13 +63,18 @@ test("a key written with writeNow is echoed while every thread of libuv's pool i
   }
 });
 
+/** Writes waiting in node-pty's own queue (the field writeNow looks at). */
+const queued = (terminal: pty.IPty) => (terminal as unknown as { _writeStream: { _writeQueue: unknown[] } })._writeStream._writeQueue.length;
+
 test('a write the kernel cannot take whole goes on through node-pty, and what follows keeps its order', async () => {
-  // The program reads nothing for a moment: a 1 MiB write fills the PTY and the rest waits.
-  const { terminal, seen, output } = echoing(['sh', '-c', 'stty -echo; echo ready; sleep 0.5; exec cat']);
+  const { terminal, seen, output } = echoing(['sh', '-c', 'stty -echo; echo ready; exec cat']);
   try {
     await seen('ready');
+    // 1 MiB is far more than a PTY's buffer holds: the kernel takes part, node-pty queues the rest.
     const big = `${'y'.repeat(200)}\r`.repeat(5000);
     writeNow(terminal, big);
+    expect(queued(terminal)).toBeGreaterThan(0);
+    // So this one must wait behind the queue, not jump it.
     writeNow(terminal, 'after-the-big-one\r');
     await seen('after-the-big-one');
     const text = output();
