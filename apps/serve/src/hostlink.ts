@@ -17,6 +17,8 @@ import type { RpcConnection } from '@paneflow/rpc';
 const RECONNECT_MS = 1000;
 /** How long a request waits for a host being started again before it fails `host_unavailable`. */
 const RESTART_GRACE_MS = 5000;
+/** How long serve's start waits for its first try at a host before it opens its socket anyway. */
+const FIRST_TRY_MS = RESTART_GRACE_MS;
 
 /** A frame of the follow that says something about sessions (keepalives stop at the link). */
 export type SessionsFrame = Exclude<HostFrame, { type: 'keepalive' }>;
@@ -68,11 +70,22 @@ export class HostLink {
     return this.connection !== null && !this.connection.closed;
   }
 
+  /**
+   * Resolves once the first try has reached a host, failed, or taken FIRST_TRY_MS: serve then
+   * opens its socket whatever the host does (one that hangs must not keep every client out, and
+   * `serve.status` says it is missing), and the link goes on trying.
+   */
   async start(): Promise<void> {
-    await this.connect();
+    let tried = () => undefined as void;
+    const firstTry = new Promise<void>((resolve) => (tried = resolve));
+    void this.connect(tried);
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([firstTry, new Promise((resolve) => (bound = setTimeout(resolve, FIRST_TRY_MS)))]);
+    clearTimeout(bound);
   }
 
-  private async connect(): Promise<void> {
+  /** Connects, retrying every second until it follows a host; `tried` is told after the first try. */
+  private async connect(tried: () => void = () => undefined): Promise<void> {
     while (!this.stopped) {
       try {
         await ensureHost(this.endpoints);
@@ -99,6 +112,7 @@ export class HostLink {
         this.heard(connection);
         await connection.request('agent.follow', { max_frames: FOLLOW_QUEUE_FRAMES, keepalive: true });
         this.log(`following host ${hello.instance} (${sessions.length} sessions)`);
+        tried();
         return;
       } catch (error) {
         const why = (error as Error).message;
@@ -106,6 +120,7 @@ export class HostLink {
         if (this.down?.why !== why) this.log(`host unavailable: ${why}; retrying every ${RECONNECT_MS} ms`);
         this.down = { sinceMs: this.down?.sinceMs ?? Date.now(), why };
         this.handlers.stillDown();
+        tried();
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
       }
     }

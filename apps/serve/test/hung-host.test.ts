@@ -1,7 +1,7 @@
 import { connectHost } from '@paneflow/instance';
 import { RpcError, type HostFrame } from '@paneflow/protocol';
-import { startInstance, type Instance } from './helpers';
-import { scaled } from '@paneflow/testing';
+import { serveCli, startInstance, waitUntilGone, type Instance } from './helpers';
+import { scaled, until } from '@paneflow/testing';
 
 // Serve gives up on a silent host after 2 s here, not 10 s (PANEFLOW_SERVE_HOST_TIMEOUT_MS, read at start).
 const HOST_TIMEOUT_MS = 2000;
@@ -96,4 +96,34 @@ test('a hung host: splits and workspace.create fail with -32010 host_timeout, le
   const secondSession = (await pf.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === second.surface_id)!.session;
   expect(await host.sessions()).toEqual([...sessionsBefore, split.session, secondSession].sort());
   host.connection.destroy();
+}, scaled(90_000));
+
+test('serve started while its host hangs opens its socket, says the host is missing, and follows the host once it resumes', async () => {
+  const own = await startInstance();
+  try {
+    const { surface_id } = await own.call('workspace.create', { cwd: own.dir });
+    const session = (await own.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface_id)!.session;
+    process.kill(own.servePid, 'SIGKILL');
+    await waitUntilGone(own.servePid);
+    const hostPid = own.hostPid();
+    process.kill(hostPid, 'SIGSTOP');
+    try {
+      const started = serveCli(own.env, 'start');
+      expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
+      own.servePid = JSON.parse(started.stdout).pid;
+      const { health } = await own.call('serve.status', {});
+      expect(health.state).toBe('degraded');
+      expect(health.problems.join('\n')).toMatch(/^no host since /m);
+      // The saved model answers meanwhile; nothing is lost or closed.
+      expect((await own.call('surface.list', { scope: 'all' })).surfaces.map((s) => s.surface_id)).toContain(surface_id);
+    } finally {
+      process.kill(hostPid, 'SIGCONT');
+    }
+    await until(async () => ((await own.call('serve.status', {})).health.state === 'ok' ? true : null), 'serve following the resumed host', scaled(30_000));
+    const pane = (await own.call('surface.list', { scope: 'all' })).surfaces.find((s) => s.surface_id === surface_id)!;
+    expect(pane.session).toBe(session);
+    expect((await own.call('session.list', {})).sessions.find((row) => row.session === session)?.lifecycle).toBe('live');
+  } finally {
+    await own.cleanup();
+  }
 }, scaled(90_000));
