@@ -162,7 +162,9 @@ export class HostLink {
       return (await connection.send(method, params, { timeoutMs })) as ResultOf<HostMethods, M>;
     } catch (error) {
       if (error instanceof RpcError) throw error;
-      throw new RpcError(ErrorCode.HostUnavailable, `the host is unavailable: ${(error as Error).message}`, { reason: 'host_unavailable' });
+      // The socket's own words (which may name its path) are serve.log's, not every client's.
+      this.log(`host request ${method} failed: ${(error as Error).message}`);
+      throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
     } finally {
       // The slot goes straight to the next waiting request, so no newcomer can take it first.
       const next = this.waiting.shift();

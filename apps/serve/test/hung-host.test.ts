@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { connectHost } from '@paneflow/instance';
 import { RpcError, type HostFrame } from '@paneflow/protocol';
 import { serveCli, startInstance, waitUntilGone, type Instance } from './helpers';
@@ -127,3 +128,28 @@ test('serve started while its host hangs opens its socket, says the host is miss
     await own.cleanup();
   }
 }, scaled(90_000));
+
+/** Bytes waiting unread on the host's sockets (`ss`): a request serve sent that the stopped host has not read. */
+function unreadByHost(hostPid: number): number {
+  const lines = execFileSync('ss', ['-xpn'], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes(`pid=${hostPid},`)).reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[2] ?? 0), 0);
+}
+
+test("a host that dies under a request: the client is told the host is unavailable, without the host socket's path", async () => {
+  const own = await startInstance();
+  try {
+    const { surface_id } = await own.call('workspace.create', { cwd: own.dir });
+    const hostPid = own.hostPid();
+    process.kill(hostPid, 'SIGSTOP');
+    const reading = own.call('surface.read', { surface_id }).catch((error: unknown) => error);
+    await until(() => unreadByHost(hostPid) > 0 || null, 'the read sent to the stopped host');
+    process.kill(hostPid, 'SIGKILL');
+    const failure = await reading;
+    expect(failure).toMatchObject({ code: -32010, data: { reason: 'host_unavailable' } });
+    expect((failure as RpcError).message).not.toContain(own.endpoints.hostSocket);
+    expect((failure as RpcError).message).not.toMatch(/host\.sock/);
+    expect(own.serveLog()).toMatch(/host request session\.read failed: /);
+  } finally {
+    await own.cleanup();
+  }
+}, scaled(60_000));
