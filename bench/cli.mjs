@@ -10,7 +10,8 @@ import { againstNode, call, hasCommand, reportFigures, ROOT, SHORT, startServe }
 
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 
-const instance = startServe();
+// A user's own home, as a script's call meets it.
+const instance = startServe({}, { standardHome: true });
 const results = {};
 try {
   const { surface_id } = await call(instance.socket, 'workspace.create', { cwd: instance.dir });

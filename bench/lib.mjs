@@ -36,9 +36,11 @@ export function startHost() {
 }
 
 /** serve (and through it a host) in a temp home, with `extraEnv`; `stop()` ends both. */
-export function startServe(extraEnv = {}) {
+export function startServe(extraEnv = {}, { standardHome = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'pf-bench-'));
-  const env = { ...process.env, PANEFLOW_HOME: join(dir, 'home'), XDG_RUNTIME_DIR: join(dir, 'run'), PANEFLOW_CONFIG: join(dir, 'none.json'), CLAUDE_CONFIG_DIR: join(dir, 'claude'), ...extraEnv };
+  // standardHome: the home a user has (no PANEFLOW_HOME, so the runtime directory needs no digest of it).
+  const home = standardHome ? { PANEFLOW_HOME: undefined, XDG_STATE_HOME: join(dir, 'state') } : { PANEFLOW_HOME: join(dir, 'home') };
+  const env = { ...process.env, ...home, XDG_RUNTIME_DIR: join(dir, 'run'), PANEFLOW_CONFIG: join(dir, 'none.json'), CLAUDE_CONFIG_DIR: join(dir, 'claude'), ...extraEnv };
   const started = spawnSync(process.execPath, [SERVE_BIN, 'start'], { env, encoding: 'utf8' });
   if (started.status !== 0) throw new Error(started.stderr);
   return {

@@ -1,5 +1,4 @@
 // `close`: a pane, or a workspace, ended by serve's one close and teardown rule (REFERENCE.md §1.4, §5.4).
-import { createInterface } from 'node:readline';
 import { asksToClose } from '@paneflow/protocol/errors';
 import type { WorktreeTeardown } from '@paneflow/protocol/public-protocol';
 import { displayText } from '@paneflow/view';
@@ -17,6 +16,8 @@ export interface CloseOptions {
 
 /** A y/N question on the terminal; anything but y or yes is no. */
 async function confirm(question: string): Promise<boolean> {
+  // Loaded only to ask: the panes' bundle starts every read-only verb too (README: start-up budget).
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await new Promise<string>((resolve) => {

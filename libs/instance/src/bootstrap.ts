@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostMethods } from '@paneflow/protocol/host-protocol';
@@ -112,6 +111,8 @@ async function ensureDaemon(endpoints: Endpoints, daemon: Daemon): Promise<Daemo
     // A daemon that fails at start never logs through its rotating `log`: its failures are capped here.
     rotateLogIfFull(logPath, log);
     const [program, ...args] = daemon.command;
+    // Loaded only to start a daemon: a CLI verb that finds its instance running never needs it.
+    const { spawn } = await import('node:child_process');
     const child = spawn(program, [...args, '--home', endpoints.home, daemon.name === 'host' ? 'serve' : 'run'], {
       detached: true,
       stdio: ['ignore', 'ignore', log],

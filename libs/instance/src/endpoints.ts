@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -19,14 +18,21 @@ function defaultHome(env: Env): string {
   return env.XDG_STATE_HOME ? join(env.XDG_STATE_HOME, 'paneflow') : join(env.HOME || homedir(), '.local/state/paneflow');
 }
 
+/**
+ * A home's short digest. node:crypto is loaded only here (a few milliseconds of OpenSSL set-up):
+ * with the default home, a CLI verb's start never pays it (README: start-up budget).
+ */
+function homeDigest(home: string): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(home).digest('hex').slice(0, 12);
+}
+
 /** The instance named by the environment: `PANEFLOW_HOME`, the socket overrides, the runtime dir. */
 export function resolveEndpoints(env: Env = process.env, uid: number = process.getuid!()): Endpoints {
   const standardHome = resolve(defaultHome(env));
   const home = env.PANEFLOW_HOME ? resolve(env.PANEFLOW_HOME) : standardHome;
   const base = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'paneflow') : `/tmp/paneflow-${uid}`;
   // Two homes must never share a socket, so a non-default home gets a directory of its own.
-  const runtimeDir =
-    home === standardHome ? base : join(base, `h-${createHash('sha256').update(home).digest('hex').slice(0, 12)}`);
+  const runtimeDir = home === standardHome ? base : join(base, `h-${homeDigest(home)}`);
   return {
     home,
     runtimeDir,

@@ -1,4 +1,6 @@
-import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
+// The client's own modules: the package's index also loads its server, which a CLI verb never needs.
+import { JSONRPCClient } from 'json-rpc-2.0/dist/client';
+import { JSONRPCErrorException } from 'json-rpc-2.0/dist/models';
 import { createConnection, type Socket } from 'node:net';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
 import { encodeLine } from '@paneflow/protocol/line';

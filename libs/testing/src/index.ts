@@ -180,7 +180,7 @@ export function makeHome(env: Record<string, string> = {}) {
      */
     cleanup() {
       const stop = home.run(['stop', '--force']);
-      const paneflowHome = base.PANEFLOW_HOME!;
+      const paneflowHome = resolveEndpoints(base).home;
       // The daemons are gone when stop returns; a pane's processes end on their terminal's hangup.
       const left = stillRunning(processesOfHome(dir, paneflowHome), 10_000);
       for (const p of left) {
