@@ -2,16 +2,17 @@ import type { InstanceClient } from '@paneflow/client';
 import type { EventFrame, EventType, Presentation } from '@paneflow/protocol/events';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
 import type { MethodName, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { encodeFocus, encodeKey, InputParser, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
+import { encodeFocus, encodeKey, type InputEvent, type KeyEvent, type MouseEvent } from '@paneflow/screen';
 import { endedNotice, Picture, rowMark, type PaneStatus, type ReadRequest } from '@paneflow/view';
 import { Commands, type CommandFace } from './commands';
 import { FrameDrawing } from './drawing';
+import { KeyReader } from './keys';
 import { AttachFleet, HOME_NAME, type FleetNotice, type FleetPane } from './fleet';
 import type { Drawn, Mode, Scene } from './frame';
 import type { PaneMirror } from './mirror';
 import { Mirrors } from './mirrors';
 import { mouseAction } from './mouse';
-import { noticeWords, notified, type NoticeWords } from './notices';
+import { noticeWords, notified } from './notices';
 import type { OuterTerminal } from './tty';
 
 /**
@@ -20,9 +21,6 @@ import type { OuterTerminal } from './tty';
  * would only wake it (issue 34).
  */
 const FOLLOWED: EventType[] = ['status_changed', 'declared_changed', 'surface_created', 'surface_updated', 'surface_closed', 'workspace_changed', 'focus_changed', 'notification', 'presentation_changed', 'turn_started', 'turn_ended'];
-
-/** How long a lone ESC waits to be the start of a sequence. */
-const ESCAPE_MS = 25;
 
 export interface AttachOptions {
   label(status: PaneStatus): string;
@@ -54,11 +52,10 @@ export class AttachClient implements CommandFace {
   private readonly read: ReadRequest = (method, params) => this.request(method, params);
   private readonly mirrors: Mirrors;
   private readonly drawing: FrameDrawing;
-  private readonly parser = new InputParser();
+  private readonly keys = new KeyReader((event) => this.handle(event));
   mode: Mode = { kind: 'normal' };
   zoomed: number | null = null;
   private note: string | null = null;
-  private escapeTimer: NodeJS.Timeout | null = null;
   private noteTimer: NodeJS.Timeout | null = null;
   private outerFocused = true;
   private subscription: number | null = null;
@@ -72,7 +69,10 @@ export class AttachClient implements CommandFace {
   /** Every other machine's agents, from this machine's serve (issue 32). */
   private readonly fleet: AttachFleet;
   private finish: (end: AttachEnd) => void = () => undefined;
-  private readonly onData = (chunk: Buffer) => this.receive(chunk);
+  private readonly onData = (chunk: Buffer) => {
+    this.drawing.keyRead();
+    this.keys.feed(chunk);
+  };
   private readonly onResize = () => {
     this.mirrors.active = true;
     this.drawing.resized();
@@ -87,7 +87,7 @@ export class AttachClient implements CommandFace {
   ) {
     this.mirrors = new Mirrors(client, (pane) => this.invalidate(pane));
     this.drawing = new FrameDrawing(tty, this.mirrors, { mode: () => this.mode, scene: (tick) => this.scene(tick) });
-    this.fleet = new AttachFleet(local, client.machine, { changed: () => this.invalidate('sidebar'), noticed: (notice, machine) => this.notifyFleet(notice, machine) });
+    this.fleet = new AttachFleet(local, client.machine, { changed: () => this.invalidate('sidebar'), noticed: (notice, machine) => this.notify(notice, machine) });
   }
 
   /**
@@ -124,7 +124,8 @@ export class AttachClient implements CommandFace {
   /** Ends this session's mirrors, subscriptions and clocks; the terminal is given back unless another session takes it over. */
   private stop(switching: boolean): void {
     this.drawing.stop();
-    for (const timer of [this.escapeTimer, this.noteTimer]) if (timer) clearInterval(timer);
+    this.keys.stop();
+    if (this.noteTimer) clearTimeout(this.noteTimer);
     this.tty.input.off('data', this.onData);
     this.tty.output.off('resize', this.onResize);
     this.mirrors.dispose();
@@ -209,7 +210,7 @@ export class AttachClient implements CommandFace {
 
   private onEvent(frame: EventFrame): void {
     if (this.mode.kind === 'turns') this.mode.overlay.event(frame);
-    if (frame.type === 'notification') return this.notification(frame);
+    if (frame.type === 'notification') return this.notify(frame);
     if (frame.type === 'presentation_changed') {
       this.presentation = frame.presentation;
       // The whole frame: the sidebar's marks and the key hints change with it.
@@ -242,26 +243,18 @@ export class AttachClient implements CommandFace {
   }
 
   /**
-   * An agent you are not looking at needs you, or the supervisor acted or saw something there: the
-   * bell, a notification where the terminal shows them (worded as every face words it), and a note
-   * (naming the key that goes to an agent that needs you).
+   * A notice from this instance's stream (`machine` undefined) or the fleet's (an agent on another
+   * machine, or on this one while another is attached): the bell, a notification where the
+   * terminal shows them (worded as every face words it), and a note naming the key that goes to an
+   * agent that needs you. One in view while the terminal has focus is not raised.
    */
-  private notification(frame: FleetNotice): void {
-    if (!notified(this.presentation, frame.kind) || (this.inView(frame.surface_id) && this.outerFocused)) return;
-    const status = this.picture.statuses.get(frame.surface_id);
-    const workspaceId = this.picture.surfaces.get(frame.surface_id)?.workspace_id;
+  private notify(notice: FleetNotice, machine?: string | null): void {
+    const here = machine === undefined;
+    if (!notified(this.presentation, notice.kind) || (here && this.inView(notice.surface_id) && this.outerFocused)) return;
+    const status = here ? this.picture.statuses.get(notice.surface_id) : this.fleet.status(machine, notice.surface_id);
+    const workspaceId = here ? this.picture.surfaces.get(notice.surface_id)?.workspace_id : undefined;
     const workspace = this.picture.workspaces.find((w) => w.id === workspaceId)?.name;
-    this.raise(noticeWords(frame, status ? this.options.label(status) : frame.title, workspace, this.client.machine, this.prefixName));
-  }
-
-  /** An agent on another machine (or on this one, while another is attached): raised as one here is, naming its machine. */
-  private notifyFleet(notice: FleetNotice, machine: string | null): void {
-    if (!notified(this.presentation, notice.kind)) return;
-    const status = this.fleet.status(machine, notice.surface_id);
-    this.raise(noticeWords(notice, status ? this.options.label(status) : notice.title, undefined, machine ?? HOME_NAME, this.prefixName));
-  }
-
-  private raise(words: NoticeWords): void {
+    const words = noticeWords(notice, status ? this.options.label(status) : notice.title, workspace, here ? this.client.machine : (machine ?? HOME_NAME), this.prefixName);
     this.tty.notify(words.title, words.body);
     this.say(words.note);
   }
@@ -323,19 +316,6 @@ export class AttachClient implements CommandFace {
   }
 
   // ------------------------------------------------------------------ input
-
-  private receive(chunk: Buffer): void {
-    this.drawing.keyRead();
-    if (this.escapeTimer) clearTimeout(this.escapeTimer);
-    this.escapeTimer = null;
-    for (const event of this.parser.feed(chunk)) this.handle(event);
-    if (this.parser.pendingEscape) {
-      this.escapeTimer = setTimeout(() => {
-        this.escapeTimer = null;
-        for (const event of this.parser.flush()) this.handle(event);
-      }, ESCAPE_MS);
-    }
-  }
 
   private handle(event: InputEvent): void {
     if (event.type === 'focus') {
