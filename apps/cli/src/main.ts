@@ -74,16 +74,26 @@ async function main(argv: string[]): Promise<number> {
   return exitCode;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`paneflow: ${error.message}\n`);
-      process.exit(2);
-    }
-    // A family bundle has its own copy of CliError: what counts is the exit code it carries.
-    const failure = typeof error?.exitCode === 'number' ? (error as CliError) : new CliError(error instanceof Error ? error.message : String(error), 1);
-    process.stderr.write(`paneflow: ${failure.message}\n`);
-    process.exit(failure.exitCode);
-  },
-);
+/**
+ * Exits once stdout and stderr have handed everything over: on a pipe Node writes asynchronously,
+ * and process.exit would drop what the reader had not taken yet (all but the first 64 KiB of a
+ * long `paneflow read | less`). A reader that went away (EPIPE) ends the wait.
+ */
+function exitWhenWritten(code: number): void {
+  let waiting = 2;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.once('error', () => process.exit(code));
+    stream.write('', () => --waiting === 0 && process.exit(code));
+  }
+}
+
+main(process.argv.slice(2)).then(exitWhenWritten, (error) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`paneflow: ${error.message}\n`);
+    return exitWhenWritten(2);
+  }
+  // A family bundle has its own copy of CliError: what counts is the exit code it carries.
+  const failure = typeof error?.exitCode === 'number' ? (error as CliError) : new CliError(error instanceof Error ? error.message : String(error), 1);
+  process.stderr.write(`paneflow: ${failure.message}\n`);
+  exitWhenWritten(failure.exitCode);
+});
