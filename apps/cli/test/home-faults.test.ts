@@ -81,7 +81,7 @@ test('ps says on stderr that the home cannot be written while it cannot, and no 
   await until(() => home.run(['ps']).stderr === '', 'ps quiet once the home can be written');
 }, scaled(60_000));
 
-test('the host dies while the home cannot be written: its agent shows lost at once, health names the missing host, and a pane it never saved is named when it goes', async () => {
+test('the host dies while the home cannot be written: its agent shows lost at once, health names the missing host, and a pane it never saved stays, lost, and restarts', async () => {
   const pids = startInstance();
   const { surfaces } = await home.rpc('workspace.up', { name: 'api', layout: 'even_h', panes: [{ name: 'lead', cwd: home.dir, command: 'claude --work-ms 100', focus: false, env: {} }] });
   const lead = surfaces[0].surface_id;
@@ -91,10 +91,11 @@ test('the host dies while the home cannot be written: its agent shows lost at on
   // Nothing in the home can be made or replaced: manifests, locks, the model.
   const undos = ['host/sessions', 'host', 'serve'].map((dir) => refuseWrites(state(dir)));
   undo = () => undos.reverse().forEach((restore) => restore());
-  const split = home.run(['split', 'h', '--target', String(lead)]);
-  expect(split.stderr).toMatch(/cannot be written|not saved/);
-  const splitSession = (await home.rpc('session.list', {})).sessions.find((s) => s.surface_id !== lead)?.session;
-  expect(splitSession).toMatch(/^[0-9a-f-]{36}$/);
+  const splitRun = home.run(['split', 'h', '--target', String(lead)]);
+  expect(splitRun.stderr).toMatch(/cannot be written|not saved/);
+  const splitRow = (await home.rpc('session.list', {})).sessions.find((s) => s.surface_id !== lead);
+  expect(splitRow?.session).toMatch(/^[0-9a-f-]{36}$/);
+  const { session: splitSession, surface_id: split } = splitRow!;
 
   process.kill(pids[1], 'SIGKILL');
   await until(() => status().lifecycle === 'lost' || null, 'the agent shown lost while no host can start');
@@ -107,7 +108,30 @@ test('the host dies while the home cannot be written: its agent shows lost at on
   await until(() => home.run(['ps']).stderr === '' || null, 'a host again once the home can be written');
   const serveLog = readFileSync(state('serve/serve.log'), 'utf8');
   expect(serveLog).toContain(`the host is gone: 2 sessions shown lost until a host starts again`);
-  expect(serveLog).toMatch(new RegExp(`surface \\d+ is closed: the host has no session ${splitSession} \\(removed elsewhere, or its manifest was never written\\)`));
+  // The new host never heard of the split's session; serve keeps its pane, lost like the agent's.
+  expect(serveLog).toContain(`surface ${split} is shown lost: the host has no session ${splitSession} (its host died before its manifest was written)`);
+  expect(serveLog).not.toContain(`surface ${split} is closed`);
   expect(status().lifecycle).toBe('lost');
+  const lostRows = home.run(['sessions', '--lost', '--json']).json<{ sessions: Array<{ session: string; lifecycle: string; lost_reason: string | null }> }>().sessions;
+  expect(lostRows.find((row) => row.session === splitSession)).toMatchObject({ lifecycle: 'lost', lost_reason: 'host_crash' });
+  expect(home.run(['ls', '--scope', 'all']).json<{ surfaces: Array<{ surface_id: number }> }>().surfaces.map((s) => s.surface_id)).toContain(split);
+
+  // Nothing of its screen was saved either: a read says so, not that the session does not exist.
+  const read = home.run(['read', String(split), '--scope', 'all']);
+  expect(read.code).not.toBe(0);
+  expect(read.stderr).toBe(`paneflow: surface ${split} has no saved screen: its host died before it could write to the home; a restart starts it anew\n`);
+
+  // Restarted, the host makes it anew from the launch serve kept, and this time saves it.
+  const restarted = home.run(['restart', String(split), '--json', '--scope', 'all']);
+  expect(restarted).toMatchObject({ code: 0, stderr: '' });
+  expect(restarted.json<{ session: string; mode: string; restart: { outcome: string } }>()).toMatchObject({ session: splitSession, mode: 'launch', restart: { outcome: 'launched' } });
+  const manifest = await until(() => {
+    const file = state('host/sessions', `${splitSession}.json`);
+    const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { lifecycle: string; surface_id: number; cwd: string; process: { pid: number } | null }) : null;
+    return saved?.lifecycle === 'live' && saved;
+  }, 'the re-made session saved, live');
+  expect(manifest).toMatchObject({ lifecycle: 'live', surface_id: split, cwd: splitRow!.cwd });
+  expect(alive(manifest.process!.pid)).toBe(true);
+  expect(home.run(['sessions', '--json']).json<{ sessions: Array<{ session: string; lifecycle: string }> }>().sessions.find((row) => row.session === splitSession)?.lifecycle).toBe('live');
   await stopInstance(pids.slice(0, 1));
 }, scaled(90_000));

@@ -142,8 +142,9 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       host.screens.changed(found);
       return {};
     },
-    'session.read': ({ session, lines, offset }) => host.find(session).read(lines, offset),
-    'session.search': ({ session, pattern, max_matches }) => host.find(session).terminal.search(pattern, max_matches),
+    // A lost session reads as the screen it last showed (its saved screen), until it runs again.
+    'session.read': async ({ session, lines, offset }) => (await lostScreens.read(session, lines, offset)) ?? host.find(session).read(lines, offset),
+    'session.search': async ({ session, pattern, max_matches }) => (await lostScreens.search(session, pattern, max_matches)) ?? host.find(session).terminal.search(pattern, max_matches),
     'session.cpu': ({ session }) => {
       const { lifecycle, pid } = host.find(session);
       return lifecycle === 'live' && pid !== null ? sessionCpuMs(pid) : { cpu_ms: 0, processes: 0 };

@@ -35,7 +35,7 @@ export class Host {
   constructor(
     readonly endpoints: Endpoints,
     readonly buildId: string,
-    private readonly terminals: TerminalPool,
+    readonly terminals: TerminalPool,
     private readonly log: (message: string) => void,
   ) {
     const sessionsDir = join(endpoints.home, 'host', 'sessions');

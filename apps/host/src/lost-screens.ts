@@ -1,13 +1,26 @@
-import { ErrorCode, RpcError } from '@paneflow/protocol';
+import { ErrorCode, RpcError, SESSION_SCROLLBACK_DEFAULT } from '@paneflow/protocol';
 import { StreamReply, type Connection } from '@paneflow/rpc';
 import type { Host } from './host';
+import type { RemoteTerminal, RemoteTerminalEvents } from './terminals';
+
+/** A saved screen's terminal, read and closed: it answers no program and tells nobody anything. */
+const UNHEARD: RemoteTerminalEvents = {
+  recordsChanged: () => undefined,
+  signalled: () => undefined,
+  marked: () => undefined,
+  title: () => undefined,
+  reply: () => undefined,
+  parsed: () => undefined,
+  failed: () => undefined,
+};
 
 /**
  * A lost session's screen, shown before it is restarted (issue 36, item 1): a host that died took
  * the terminal, but its last saved screen (saved-screens.ts) is still what the pane showed. Until
- * the session runs again, `session.attach` gives that screen as the checkpoint and
- * `session.output` follows nothing; when it is restarted (or removed) those streams close, and a
- * face attaches again to what runs now.
+ * the session runs again, `session.attach` gives that screen as the checkpoint,
+ * `session.output` follows nothing, and `session.read` and `session.search` read it as they read
+ * a live session's terminal; when it is restarted (or removed) those streams close, and a face
+ * attaches again to what runs now.
  */
 export class LostScreens {
   private readonly followers = new Map<string, Set<Connection>>();
@@ -36,6 +49,34 @@ export class LostScreens {
     const { manifest, saved } = lost;
     const screen = saved ?? { checkpoint: '', cols: manifest.launch.cols, rows: manifest.launch.rows, scrollback_rows: 0 };
     return { checkpoint: screen.checkpoint, output_offset: 0, instance: this.host.instance, generation: manifest.generation, cols: screen.cols, rows: screen.rows, scrollback_rows: screen.scrollback_rows, dropped_rows: 0 };
+  }
+
+  /** Its saved screen's lines, as `session.read` gives a live session's; null when `session` is not a lost one. */
+  read(session: string, lines?: number, offset?: number) {
+    return this.reading(session, async (terminal, outputGeneration) => ({ ...(await terminal.read(lines, offset)), output_generation: outputGeneration }));
+  }
+
+  /** `session.search` over its saved screen and scrollback; null when `session` is not a lost one. */
+  search(session: string, pattern: string, maxMatches?: number) {
+    return this.reading(session, (terminal) => terminal.search(pattern, maxMatches));
+  }
+
+  /**
+   * The saved screen written into a terminal of its own on the terminals' thread — the checkpoint
+   * a live session's terminal made, parsed back by the same kind of terminal — asked `ask` (which
+   * waits behind the write) and closed. A session that saved no screen reads as an empty one.
+   */
+  private async reading<T>(session: string, ask: (terminal: RemoteTerminal, outputGeneration: number) => Promise<T>): Promise<T | null> {
+    const lost = this.lost(session);
+    if (!lost) return null;
+    const { manifest, saved } = lost;
+    const terminal = this.host.terminals.open(saved?.cols ?? manifest.launch.cols, saved?.rows ?? manifest.launch.rows, SESSION_SCROLLBACK_DEFAULT, UNHEARD);
+    try {
+      if (saved) terminal.write(Buffer.from(saved.checkpoint));
+      return await ask(terminal, manifest.output_generation);
+    } finally {
+      terminal.dispose();
+    }
   }
 
   /** Nothing follows a saved screen: a stream kept open until the session runs again. */

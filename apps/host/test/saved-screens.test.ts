@@ -77,7 +77,7 @@ test('kill -9 mid-output: the next host restarts the lost session below its last
   expect(saved(session)!.checkpoint).toContain(`line ${lastLine}`);
 }, scaled(90_000));
 
-test('a lost session shows its saved screen to a face before it is restarted; nothing follows it, and the restart ends that view', async () => {
+test('a lost session shows its saved screen to a face, and to a read or search, before it is restarted; nothing follows it, and the restart ends that view', async () => {
   host = await startHost();
   const client = await host.connect();
   const { session } = await client.create({ argv: ['sh', '-c', 'if [ -e ./again ]; then echo running again; exec sleep 600; fi; touch ./again; printf "\\033[32mbefore the crash\\033[0m\\n"; exec sleep 600'], cwd: host.dir });
@@ -93,6 +93,9 @@ test('a lost session shows its saved screen to a face before it is restarted; no
   await new Promise<void>((resolve) => mirror.write(view.checkpoint, resolve));
   expect(colourOf(mirror, 'before the crash')).toEqual({ palette: true, fg: 2 });
   mirror.dispose();
+  // Read and searched as a live session's terminal is, in the same shape.
+  expect(await after.request('session.read', { session, lines: 10 })).toEqual({ text: 'before the crash', lines: 1, total_lines: 1, eof: true, output_generation: expect.any(Number), dropped_rows: 0 });
+  expect(await after.request('session.search', { session, pattern: 'THE CRASH' })).toEqual({ matches: [{ line: 1, text: 'before the crash' }], truncated: false });
   const stream = await host.outputStream(session, 0, false);
   expect(stream.result).toEqual({ chunks: [], end_offset: 0, following: true });
   expect(await after.request('session.resize', { session, cols: 100, rows: 30 })).toEqual({});
@@ -136,6 +139,8 @@ test('a saved screen that is not one (a FIFO, garbage) is not shown and does not
   host.start();
   const after = await host.connect();
   for (const { session, pid } of sessions) {
+    // No screen to show: it reads as an empty one.
+    expect(await after.request('session.read', { session })).toMatchObject({ text: '', lines: 0, total_lines: 0 });
     await after.request('session.stop', { session });
     await waitUntil(() => !running(pid), 'the old process ended');
     await after.request('session.restart', { session });

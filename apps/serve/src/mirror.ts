@@ -9,6 +9,7 @@ import type { Restorer } from './restore';
 import type { Reduction } from './status';
 import { agentFrom, applyState, viewFromManifest, type View } from './views';
 import type { Workspaces } from './workspaces';
+import { keepUnsaved, shownLost } from './unsaved';
 import { tearDownWorktrees } from './worktrees';
 
 type SessionFrame = Extract<SessionsFrame, { session: string }>;
@@ -75,11 +76,17 @@ export class SessionMirror {
       const pending = model.paneBySession(view.session)?.pending_prompt;
       if (pending && view.lifecycle === 'live') this.readiness.prefill(view.session, pending);
     }
-    for (const session of views.keys()) if (!present.has(session)) this.forget(session);
+    // Panes whose session the host does not have. Only serve removes sessions, so one this serve
+    // saw was lost with a host that died before writing its manifest (a full or read-only home):
+    // the pane stays, lost (unsaved.ts). One it never saw (it restarted meanwhile) was removed
+    // behind its back, or its host's manifest was never written either: that pane goes, and its
+    // worktree by the one rule.
+    const missing = [...model.allPanes()].filter((pane) => !present.has(pane.session) && !this.removing.has(pane.session));
+    const kept = missing.filter((pane) => views.has(pane.session));
+    const gone = missing.filter((pane) => !views.has(pane.session));
+    for (const session of views.keys()) if (!present.has(session) && !kept.some((pane) => pane.session === session)) this.forget(session);
     this.reduction.turns.rebuilt(present);
-    // Sessions the host no longer has: their panes go, and their worktrees by the one rule.
-    const gone = [...model.allPanes()].filter((pane) => !present.has(pane.session) && !this.removing.has(pane.session));
-    // Removed behind serve's back, or never saved by a host that then died (a full or read-only home).
+    for (const pane of kept) keepUnsaved(this.ctx, this.reduction, pane, views.get(pane.session)!);
     for (const pane of gone) this.ctx.log(`surface ${pane.surface_id} is closed: the host has no session ${pane.session} (removed elsewhere, or its manifest was never written)`);
     for (const pane of gone) this.workspaces.closePane(pane, false);
     tearDownWorktrees(this.ctx, gone, true);
@@ -99,13 +106,7 @@ export class SessionMirror {
     let lost = 0;
     for (const view of this.ctx.views.values()) {
       if (view.lifecycle !== 'live' && view.lifecycle !== 'starting') continue;
-      view.lifecycle = 'lost';
-      view.lost = { reason: 'host_crash', at_ms: now };
-      view.observation = null;
-      view.agent = null;
-      this.reduction.reduce(view);
-      this.reduction.publishSessionChanged(view);
-      this.reduction.announce(view);
+      shownLost(this.reduction, view, now);
       lost++;
     }
     if (lost > 0) this.ctx.log(`the host is gone: ${lost} session${lost === 1 ? '' : 's'} shown lost until a host starts again`);
@@ -227,7 +228,8 @@ export class SessionMirror {
       return;
     }
     const view = this.ctx.views.get(frame.session);
-    if (!view) this.hold(frame);
+    // A view being made anew (unsaved.ts) takes the frames newer than its manifest, as a new one does.
+    if (!view || this.creating.has(frame.session)) this.hold(frame);
     else this.apply(view, frame);
   }
 

@@ -20,6 +20,8 @@ export class Restorer {
   constructor(
     private readonly ctx: ServeContext,
     private readonly reduction: Reduction,
+    /** Makes anew a session the host never saved (unsaved.ts): it has nothing to restart. */
+    private readonly recreate: (pane: PaneRecord, view: View) => Promise<Restarted>,
   ) {}
 
   /** The host told something new of this session (its lifecycle, or its restart's outcome). */
@@ -39,6 +41,7 @@ export class Restorer {
   async restart(pane: PaneRecord, fresh: boolean): Promise<Restarted> {
     const view = this.ctx.view(pane);
     if (!ended(view)) throw refusedByState(`surface ${pane.surface_id} is ${view.lifecycle}; only an exited or lost pane restarts`, 'session_live');
+    if (view.unsaved) return this.recreate(pane, view);
     const started = await this.ctx.host.request('session.restart', { session: pane.session, fresh });
     const current = this.ctx.views.get(pane.session) ?? view;
     // A frame with the settled outcome may have come before this answer: it is newer.

@@ -30,6 +30,7 @@ import { Stalls } from './supervisor/stalls';
 import { Reduction } from './status';
 import { PromptQueue } from './supervisor/queue';
 import { AnswerRules } from './supervisor/rules';
+import { recreateUnsaved } from './unsaved';
 import { Workspaces } from './workspaces';
 
 export type { Capabilities };
@@ -75,7 +76,7 @@ export class Serve {
     config.onPresentationChange = () => ctx.publish({ type: 'presentation_changed', presentation: presentationOf(config.current) });
     const readiness = new Readiness(ctx);
     const workspaces = new Workspaces(ctx);
-    restorer = new Restorer(ctx, reduction);
+    restorer = new Restorer(ctx, reduction, (pane, view) => recreateUnsaved(ctx, mirror!, reduction, pane, view));
     const hooks = new HookIntake(ctx, reduction, workspaces);
     mirror = new SessionMirror(ctx, reduction, readiness, workspaces, restorer, hooks);
     const sending = new Sending(ctx, reduction, workspaces);

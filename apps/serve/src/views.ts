@@ -34,6 +34,13 @@ export interface View {
   resume: ResumeRecord | null;
   restart: RestartAttempt | null;
   lost: Loss | null;
+  /** How the host started it (its manifest's): what starts it again when the host lost even its manifest. */
+  launch: Manifest['launch'];
+  /**
+   * The host lacks the session though serve saw it (a host that died before its manifest was
+   * written, in a full or read-only home): the pane stays, and a restart makes it anew from `launch`.
+   */
+  unsaved: boolean;
   lastActivityMs: number | null;
   attentionSinceMs: number | null;
   /** What a person last typed at a face while the program waited (the host says): who answered. */
@@ -105,6 +112,8 @@ export function viewFromManifest(manifest: Manifest, saved: SavedEntry | undefin
     resume: manifest.resume ?? null,
     restart: manifest.restart ?? null,
     lost: manifest.lifecycle === 'lost' ? (manifest.lost ?? null) : null,
+    launch: manifest.launch,
+    unsaved: false,
     lastActivityMs: manifest.screen_changed_at_ms,
     attentionSinceMs: null,
     typed: null,

@@ -4,6 +4,7 @@ import { savedBeforeReply as saved } from '../model';
 import type { MethodFamily } from './parts';
 import { presetLaunch } from './workspaces';
 import { resolveSelector } from '../selectors';
+import { refuseUnsavedRead } from '../unsaved';
 
 /** `surface.*`: reading, naming, focusing, typing into and splitting panes; a change answers once it is saved. */
 export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, workspaces, panes, sending, machines }) => ({
@@ -26,12 +27,14 @@ export const surfaceMethods: MethodFamily = ({ ctx, reduction, readiness, worksp
   'surface.resolve': ({ selector, scope, workspace_id, many }) => resolveSelector(ctx, workspaces, { selector, scope: scope ?? 'workspace', workspaceId: workspace_id, many: many ?? false }),
   'surface.read': async ({ surface_id, lines, offset, fenced, scope }) => {
     const pane = ctx.pane(surface_id);
+    refuseUnsavedRead(ctx, pane);
     const result = await ctx.host.request('session.read', { session: pane.session, lines: lines ?? READ_LINES_DEFAULT, offset: offset ?? 0 });
     if (!(fenced ?? ctx.config.current.ai_injection_fence)) return result;
     return { ...result, text: fence(result.text, { source: 'surface.read', scope: scope ?? 'all', total_lines: result.total_lines, eof: result.eof }) };
   },
   'surface.search': async ({ surface_id, pattern, max_matches }) => {
     const pane = ctx.pane(surface_id);
+    refuseUnsavedRead(ctx, pane);
     return ctx.host.request('session.search', { session: pane.session, pattern, max_matches });
   },
   'surface.rename': saved(ctx.model, ({ surface_id, name }) => {
