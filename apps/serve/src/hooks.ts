@@ -50,7 +50,7 @@ export class HookIntake {
       return { accepted: false, reason: 'stale' };
     }
     const payload = params.payload;
-    view.lastHookMs = Date.now();
+    view.lastHookMs = this.ctx.clock.now();
     hook.revision++;
     hook.pid = pid ?? view.agent?.pid ?? null;
     hook.last_hook = { method, emitted_at_ms: params.emitted_at_ms };

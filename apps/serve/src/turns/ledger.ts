@@ -114,7 +114,7 @@ export class TurnLedger {
 
   /** A prompt that may begin the session's next turn: its hook's, or the text of a submit. */
   notePrompt(session: string, text: string, source: PromptSource): void {
-    const atMs = Date.now();
+    const atMs = this.ctx.clock.now();
     const running = this.running.get(session);
     // The hook may come just after the turn began; the agent's own word for its prompt wins.
     if (running && source === 'hook' && running.open.record.prompt?.source !== 'hook' && atMs - running.open.record.started_at_ms < PROMPT_WINDOW_MS) {
@@ -127,7 +127,7 @@ export class TurnLedger {
 
   /** serve is about to type into a session (answer, key, send): if a wait ends now, that ended it. */
   noteAction(session: string, by: Answerer, text: string | null): void {
-    this.actions.set(session, { by, text, atMs: Date.now() });
+    this.actions.set(session, { by, text, atMs: this.ctx.clock.now() });
   }
 
   /**
@@ -149,7 +149,7 @@ export class TurnLedger {
     this.actions.delete(session);
     this.lastEndTree.delete(session);
     const running = this.running.get(session);
-    if (running) this.end(running, { status: 'idle', record: null, nowMs: Date.now() }, 'exited', null);
+    if (running) this.end(running, { status: 'idle', record: null, nowMs: this.ctx.clock.now() }, 'exited', null);
   }
 
   /** Turns of a pane or a session (else all), oldest first. */
@@ -207,7 +207,7 @@ export class TurnLedger {
   /** What each agent did since `sinceMs` (default: when the person last looked), and what it waits for now. */
   digest(sinceMs: number | undefined, waiting: (session: string) => DigestAgent['waiting']): { since_ms: number; looked_at_ms: number | null; agents: DigestAgent[] } {
     const lookedAt = this.store.lookedAt();
-    const since = sinceMs ?? lookedAt ?? Date.now() - DIGEST_DEFAULT_MS;
+    const since = sinceMs ?? lookedAt ?? this.ctx.clock.now() - DIGEST_DEFAULT_MS;
     const agents = this.ctx.model
       .orderedPanes()
       .map((pane) => digestAgent(pane, this.list({ session: pane.session, since_ms: since }), waiting(pane.session), this.ctx.views.get(pane.session)?.agent?.runtimeId ?? null))
@@ -216,7 +216,7 @@ export class TurnLedger {
   }
 
   looked(): number {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     this.store.setLookedAt(now);
     return now;
   }
