@@ -59,6 +59,8 @@ export class FakeHost implements HostPort {
   down: { sinceMs: number; why: string } | null;
   /** Everything serve wrote to a session, in order. */
   readonly written: Written[] = [];
+  /** Every request serve made, with the time on serve's clock. */
+  readonly requests: Array<{ method: string; at_ms: number }> = [];
   private readonly sessions = new Map<string, FakeSession>();
   private readonly instance = randomUUID();
   private events: HostEvents | null = null;
@@ -100,6 +102,7 @@ export class FakeHost implements HostPort {
   }
 
   async request<M extends MethodName<HostMethods>>(method: M, params: ParamsOf<HostMethods, M>): Promise<ResultOf<HostMethods, M>> {
+    this.requests.push({ method, at_ms: this.clock.now() });
     if (this.down) throw new RpcError(ErrorCode.HostUnavailable, 'the host is unavailable', { reason: 'host_unavailable' });
     const answer = (this.answers as Record<string, Answer<M> | undefined>)[method];
     if (!answer) throw new RpcError(ErrorCode.MethodNotFound, `method not found: ${method}`);
