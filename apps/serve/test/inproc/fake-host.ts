@@ -146,7 +146,7 @@ export class FakeHost implements HostPort {
     return session;
   }
 
-  /** The host's process scan finds `runtimeId`'s agent in front (null: none). */
+  /** The host's process scan finds `runtimeId`'s agent in front (null: none); the same one again is a rescan. */
   observe(session: string, runtimeId: string | null): void {
     const { manifest } = this.setObservation(session, runtimeId);
     this.send({ type: 'observation', at_ms: this.clock.now(), session, observation: manifest.runtime.current_observation, last_runtime_id: manifest.runtime.last_runtime_id, foreground_cmd: runtimeId ?? '/bin/sh', foreground_cwd: manifest.cwd });
@@ -215,8 +215,10 @@ export class FakeHost implements HostPort {
     return s;
   }
 
+  /** The same agent found again keeps its process: a rescan, not a new agent. */
   private setObservation(session: string, runtimeId: string | null): FakeSession {
     const s = this.session(session);
+    if (runtimeId !== null && s.manifest.runtime.current_observation?.id === runtimeId) return s;
     const pid = this.nextPid++;
     const now = this.clock.now();
     s.manifest.runtime = {

@@ -37,6 +37,9 @@ test('a working agent that prints nothing, uses no CPU and sends nothing is flag
   expect(firstRead).toBe(CLOCK_START_MS + CADENCE_MS + 1);
 
   await serve.clock.advance(firstRead + THRESHOLD_MS - 1 - serve.clock.now());
+  // The host's rescan finds the same agent: serve looks again, and a millisecond short is not a stall.
+  serve.host.observe(session, CLAUDE);
+  await events.next((f) => f.type === 'session_changed' && f.session === session);
   expect(stalledFrames(events.frames)).toEqual([]);
   expect((await serve.call('fleet.list', {})).agents[0]).toMatchObject({ state: 'thinking', supervision: { stalled: null } });
 
