@@ -48,11 +48,6 @@ export class FakeClock implements Clock {
     if (timer instanceof FakeTimer) this.timers.delete(timer);
   }
 
-  /** When the timers now waiting are due, soonest first. */
-  get due(): number[] {
-    return [...this.timers].map((t) => t.at).sort((a, b) => a - b);
-  }
-
   /** Moves time on by `ms`, running every timer due by then. */
   async advance(ms: number): Promise<void> {
     if (!(ms >= 0)) throw new RangeError(`a clock only moves forward (asked ${ms} ms)`);

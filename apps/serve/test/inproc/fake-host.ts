@@ -182,7 +182,9 @@ export class FakeHost implements HostPort {
     this.sendStatus(s);
     s.manifest.lifecycle = 'exited';
     s.manifest.exit_code = code;
-    this.send({ type: 'lifecycle', at_ms: this.clock.now(), session, generation: s.manifest.generation, lifecycle: 'exited', exit_code: code, pid: null });
+    // An agent in front is the session's own process here (`sh -c agent` execs it).
+    const pid = s.manifest.runtime.current_observation?.pid ?? null;
+    this.send({ type: 'lifecycle', at_ms: this.clock.now(), session, generation: s.manifest.generation, lifecycle: 'exited', exit_code: code, pid });
   }
 
   /** The CPU time the session's process tree has used, as `session.cpu` answers it. */

@@ -102,3 +102,25 @@ test('a needs-input notice comes at most once a second per pane: a second wait w
   expect(await events.next((f) => f.type === 'notification' && f.surface_id === surface && f.body === 'third')).toMatchObject({ at_ms: CLOCK_START_MS + 1000, kind: 'needs_input' });
   expect(events.frames.filter((f) => f.type === 'notification').map((f) => f.body)).toEqual(['first', 'third']);
 });
+
+test('an agent whose process exits mid-turn is exited and no longer busy, and the host’s exit is its ai.exit with the code', async () => {
+  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
+  const [session] = serve.sessions;
+  const surface = await serve.surfaceOf(session);
+  const events = await serve.subscribe();
+  serve.host.print(session, encode({ state: 'working' }));
+  await events.next(isStatus(surface));
+  await serve.clock.advance(250);
+  const mark = events.mark;
+  serve.host.exit(session, 3);
+  expect(await events.next((f) => f.type === 'session_changed', mark)).toMatchObject({ at_ms: CLOCK_START_MS + 250, row: { lifecycle: 'exited', live: false, exit_code: 3, status: 'idle', state_seq: 2 } });
+  expect(await events.next((f) => f.type === 'ai.exit', mark)).toEqual({
+    type: 'ai.exit',
+    at_ms: CLOCK_START_MS + 250,
+    surface_id: surface,
+    session,
+    tool: 'claude',
+    payload: { pid: expect.any(Number), exit_code: 3, reported_by: 'host' },
+  });
+  expect((await serve.call('fleet.list', {})).agents[0]).toMatchObject({ lifecycle: 'exited', state: 'idle', status: 'idle', outcome: null });
+});
