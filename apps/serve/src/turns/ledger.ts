@@ -11,6 +11,7 @@ import { isSameProcess } from '@paneflow/proc';
 import { advanceTurn, clipText, endTurn, interruptTurn, startTurn, turnEnding, type Agent, type Answer, type OpenTurn, type TurnStep } from '@paneflow/reducer';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep, type Timer } from '../clock';
 import type { ServeContext } from '../context';
 import { notFound, refusedByState } from '../errors';
 import type { PaneRecord } from '../model';
@@ -46,7 +47,7 @@ interface Running {
   startTree: Promise<Tree> | null;
   /** The snapshots and reads of this turn, in order. */
   work: Promise<void>;
-  saveTimer: NodeJS.Timeout | null;
+  saveTimer: Timer | null;
 }
 
 /**
@@ -278,7 +279,7 @@ export class TurnLedger {
 
   private end(running: Running, step: TurnStep, ending: TurnRecord['ended'] & string, answer: Answer) {
     this.running.delete(running.open.record.session);
-    if (running.saveTimer) clearTimeout(running.saveTimer);
+    this.ctx.clock.clearTimeout(running.saveTimer);
     let record = endTurn(running.open, step, ending, answer);
     void this.store.save({ ...record, change: running.change });
     const key = `${record.session}:${record.turn}`;
@@ -292,7 +293,7 @@ export class TurnLedger {
     const settle = running.work
       .then(() => this.endSnapshot(running, record, endTree))
       .then(async () => {
-        await new Promise((resolve) => setTimeout(resolve, TRANSCRIPT_SETTLE_MS));
+        await sleep(this.ctx.clock, TRANSCRIPT_SETTLE_MS);
         const view = this.ctx.views.get(record.session);
         const transcript = (view && transcriptOf(view)) ?? running.transcript;
         record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, transcript, await running.mark, record, this.ctx.log) };
@@ -360,13 +361,13 @@ export class TurnLedger {
   }
 
   private save(running: Running) {
-    if (running.saveTimer) clearTimeout(running.saveTimer);
+    this.ctx.clock.clearTimeout(running.saveTimer);
     running.saveTimer = null;
     void this.store.save(this.recordOf(running));
   }
 
   private saveSoon(running: Running) {
-    running.saveTimer ??= setTimeout(() => {
+    running.saveTimer ??= this.ctx.clock.setTimeout(() => {
       running.saveTimer = null;
       if (this.running.get(running.open.record.session) === running) this.save(running);
     }, SAVE_EVERY_MS);
