@@ -1,5 +1,5 @@
-import { replyFor, Scanner, Store, type Parsed, type StatusRecord } from '@paneflow/osc7501';
-import type { Manifest, WireRecord } from '@paneflow/protocol';
+import { replyFor, Scanner, Store, type Parsed } from '@paneflow/osc7501';
+import { declaredStatusOf, wireRecord, type Manifest, type WireRecord } from '@paneflow/protocol';
 import { cellStyle, currentAttr, PlainLines, sgrToReplay, terminalCharWidth, writeSync } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
@@ -39,17 +39,6 @@ function useModernWidths(term: Terminal): void {
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
 }
-
-const toWire = (r: StatusRecord): WireRecord => ({
-  id: r.id,
-  state: r.state,
-  kind: r.kind,
-  progress: r.progress,
-  app: r.app,
-  effective_app: r.effectiveApp,
-  title: r.title,
-  msg: r.msg,
-});
 
 /**
  * A session's canonical terminal: a headless xterm that keeps the screen, with the OSC 7501
@@ -287,13 +276,11 @@ export class CanonicalTerminal {
   }
 
   records(): WireRecord[] {
-    return this.store.records().map(toWire);
+    return this.store.records().map(wireRecord);
   }
 
   declaredStatus(): Manifest['declared_status'] {
-    const current = this.store.current();
-    if (!current) return null;
-    return { state: current.state, kind: current.kind, progress: current.progress, id: current.id, app: current.effectiveApp, title: current.title, message: current.msg };
+    return declaredStatusOf(this.store.current());
   }
 
   dispose(): void {

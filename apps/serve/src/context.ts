@@ -4,7 +4,8 @@ import { ErrorCode, HOST_REQUEST_TIMEOUT_MS, RpcError, type EventFrame, type Hos
 import type { ConfigSource } from './config';
 import { notFound } from './errors';
 import type { EventHub } from './events';
-import type { HostLink } from './hostlink';
+import { systemClock, type Clock } from './clock';
+import type { HostPort } from './hostlink';
 import type { Model, PaneRecord, WorkspaceRecord } from './model';
 import type { View } from './views';
 
@@ -32,7 +33,7 @@ export function hostTimeoutMs(env: NodeJS.ProcessEnv): number {
  */
 export class HostCalls {
   constructor(
-    private readonly link: HostLink,
+    private readonly link: HostPort,
     readonly timeoutMs: number,
   ) {}
 
@@ -79,7 +80,7 @@ export class HostCalls {
 
 /**
  * What every part of serve shares: the instance, its settings, the model, one view per host
- * session, the host link and the event hub. It sits at the bottom of serve's imports, so the
+ * session, the host, the event hub and the clock. It sits at the bottom of serve's imports, so the
  * parts above it never import each other in a circle.
  */
 export class ServeContext {
@@ -95,14 +96,16 @@ export class ServeContext {
     readonly catalog: Catalog,
     readonly model: Model,
     readonly events: EventHub,
-    link: HostLink,
+    link: HostPort,
     readonly log: (message: string) => void,
+    /** Time for serve's decisions (clock.ts): the system's, or a test's. */
+    readonly clock: Clock = systemClock,
   ) {
     this.host = new HostCalls(link, hostTimeoutMs(process.env));
   }
 
   publish(frame: Unstamped<EventFrame>): void {
-    this.events.publish({ at_ms: Date.now(), ...frame } as EventFrame);
+    this.events.publish({ at_ms: this.clock.now(), ...frame } as EventFrame);
   }
 
   pane(surfaceId: number): PaneRecord {

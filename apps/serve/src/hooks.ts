@@ -1,6 +1,7 @@
 import { isSameProcess } from '@paneflow/proc';
 import { HOOK_FIELD_LIMITS, isHookTool, type HookMethod, type HookParams } from '@paneflow/protocol';
 import { identityOf as identity, type Agent } from '@paneflow/reducer';
+import type { Timer } from './clock';
 import type { ServeContext } from './context';
 import { invalid } from './errors';
 import type { Reduction } from './status';
@@ -24,7 +25,7 @@ export class HookIntake {
    * An agent seen gone while its session still runs, announced after GONE_GRACE_MS: if it was the
    * session's own process, the session's end (with its exit code) comes meanwhile and says it.
    */
-  private readonly gone = new Map<string, { agent: Agent; timer: NodeJS.Timeout }>();
+  private readonly gone = new Map<string, { agent: Agent; timer: Timer }>();
 
   constructor(
     private readonly ctx: ServeContext,
@@ -50,7 +51,7 @@ export class HookIntake {
       return { accepted: false, reason: 'stale' };
     }
     const payload = params.payload;
-    view.lastHookMs = Date.now();
+    view.lastHookMs = this.ctx.clock.now();
     hook.revision++;
     hook.pid = pid ?? view.agent?.pid ?? null;
     hook.last_hook = { method, emitted_at_ms: params.emitted_at_ms };
@@ -113,7 +114,7 @@ export class HookIntake {
       }
       if (this.left.get(view.session) === agent) this.left.delete(view.session);
       if (this.gone.has(view.session)) continue;
-      const timer = setTimeout(() => {
+      const timer = this.ctx.clock.setTimeout(() => {
         this.gone.delete(view.session);
         this.agentExited(view, agent, null);
       }, GONE_GRACE_MS);
@@ -124,7 +125,7 @@ export class HookIntake {
   /** The session's process ended (`pid`, `exitCode`) with `agent` in front, or after one stepped back. */
   sessionEnded(view: View, agent: Agent | null, pid: number | null, exitCode: number | null): void {
     const gone = this.gone.get(view.session);
-    if (gone) clearTimeout(gone.timer);
+    this.ctx.clock.clearTimeout(gone?.timer);
     this.gone.delete(view.session);
     const ended = agent ?? this.left.get(view.session) ?? gone?.agent ?? null;
     this.left.delete(view.session);
@@ -149,7 +150,7 @@ export class HookIntake {
   }
 
   forget(session: string): void {
-    clearTimeout(this.gone.get(session)?.timer);
+    this.ctx.clock.clearTimeout(this.gone.get(session)?.timer);
     this.gone.delete(session);
     this.exited.delete(session);
     this.left.delete(session);

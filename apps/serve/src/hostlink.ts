@@ -23,6 +23,27 @@ const FIRST_TRY_MS = RESTART_GRACE_MS;
 /** A frame of the follow that says something about sessions (keepalives stop at the link). */
 export type SessionsFrame = Exclude<HostFrame, { type: 'keepalive' }>;
 
+/** What serve hears from its host: the full list at each connection, the follow's frames, its going away. */
+export interface HostEvents {
+  connected(manifests: Manifest[]): void;
+  frame(frame: SessionsFrame): void;
+  disconnected(): void;
+  /** A try to reach a host again failed (it may have died only now: its exit is not always over when its socket closes). */
+  stillDown(): void;
+}
+
+/**
+ * The host as serve uses it, and all it uses: `HostLink` over host.sock, or an in-process host of
+ * a test (apps/serve/test/inproc). It tells serve what happens through the `HostEvents` it is made with.
+ */
+export interface HostPort {
+  request<M extends MethodName<HostMethods>>(method: M, params: ParamsOf<HostMethods, M>, timeoutMs?: number): Promise<ResultOf<HostMethods, M>>;
+  /** Since when serve has had no host to follow, and why the last try failed: null while following one. */
+  readonly down: { sinceMs: number; why: string } | null;
+  start(): Promise<void>;
+  close(): void;
+}
+
 /**
  * How long serve's follow may stay silent before serve drops the connection and reconnects:
  * FOLLOW_READ_TIMEOUT_MS, or a positive integer in `PANEFLOW_SERVE_FOLLOW_TIMEOUT_MS` (read at
@@ -41,7 +62,7 @@ export function followTimeoutMs(env: NodeJS.ProcessEnv): number {
  * second, and a request waits up to 5 s for it before it fails with -32010; each connection begins with a fresh list and snapshot.
  * At most 64 requests wait for the host's answers at once (its per-connection queue); more wait here.
  */
-export class HostLink {
+export class HostLink implements HostPort {
   private connection: RpcConnection<HostMethods> | null = null;
   private stopped = false;
   private silence: NodeJS.Timeout | null = null;
@@ -56,13 +77,7 @@ export class HostLink {
 
   constructor(
     private readonly endpoints: Endpoints,
-    private readonly handlers: {
-      connected(manifests: Manifest[]): void;
-      frame(frame: SessionsFrame): void;
-      disconnected(): void;
-      /** A try to reach a host again failed (it may have died only now: its exit is not always over when its socket closes). */
-      stillDown(): void;
-    },
+    private readonly handlers: HostEvents,
     private readonly log: (message: string) => void,
   ) {}
 

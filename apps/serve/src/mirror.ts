@@ -1,6 +1,7 @@
 import { runningOwner } from '@paneflow/instance';
 import { readProcStat } from '@paneflow/proc';
 import { ErrorCode, HOST_PROTOCOL_VERSION, leaves, RpcError, SESSION_STOP_WAIT_MS, splitPane, SURFACE_CHANGED_MS, type Manifest } from '@paneflow/protocol';
+import type { Timer } from './clock';
 import type { ServeContext } from './context';
 import type { HookIntake } from './hooks';
 import type { SessionsFrame } from './hostlink';
@@ -32,7 +33,7 @@ export class SessionMirror {
   /** Sessions serve is removing itself, counted (`Panes.stopAndRemove`): the host's word that one is gone is no news. */
   private readonly removing = new Map<string, number>();
   private readonly discarding = new Set<string>();
-  private readonly surfaceTimers = new Map<number, NodeJS.Timeout>();
+  private readonly surfaceTimers = new Map<number, Timer>();
   private readonly surfaceSentAt = new Map<number, number>();
 
   constructor(
@@ -62,7 +63,7 @@ export class SessionMirror {
         view.attentionSinceMs = existing.attentionSinceMs;
         view.lastHookMs = existing.lastHookMs;
         view.stalled = existing.stalled;
-        if (existing.clockTimer) clearTimeout(existing.clockTimer);
+        this.ctx.clock.clearTimeout(existing.clockTimer);
       }
       views.set(manifest.session, view);
       this.adopt(view, manifest);
@@ -102,7 +103,7 @@ export class SessionMirror {
   hostGone(): void {
     const holder = runningOwner(this.ctx.endpoints.home, 'host');
     if (holder && readProcStat(holder.pid)?.state !== 'Z') return;
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     let lost = 0;
     for (const view of this.ctx.views.values()) {
       if (view.lifecycle !== 'live' && view.lifecycle !== 'starting') continue;
@@ -199,7 +200,7 @@ export class SessionMirror {
 
   forget(session: string): void {
     const view = this.ctx.views.get(session);
-    if (view?.clockTimer) clearTimeout(view.clockTimer);
+    this.ctx.clock.clearTimeout(view?.clockTimer);
     this.ctx.views.delete(session);
     this.ctx.model.entries.delete(session);
     this.hooks.forget(session);
@@ -212,7 +213,7 @@ export class SessionMirror {
         if (this.abandoned.has(state.session)) this.discard(state.session);
         const view = this.ctx.views.get(state.session);
         if (!view) continue;
-        applyState(view, state, Date.now());
+        applyState(view, state, this.ctx.clock.now());
         this.reduction.reduce(view);
       }
       return;
@@ -234,7 +235,7 @@ export class SessionMirror {
   }
 
   private apply(view: View, frame: Exclude<SessionFrame, { type: 'removed' }>) {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const pane = this.ctx.model.paneBySession(view.session);
     switch (frame.type) {
       case 'lifecycle': {
@@ -337,14 +338,14 @@ export class SessionMirror {
   private surfaceChanged(view: View) {
     const pane = this.ctx.model.paneBySession(view.session);
     if (!pane || this.surfaceTimers.has(pane.surface_id)) return;
-    const wait = Math.max(0, (this.surfaceSentAt.get(pane.surface_id) ?? 0) + SURFACE_CHANGED_MS - Date.now());
+    const wait = Math.max(0, (this.surfaceSentAt.get(pane.surface_id) ?? 0) + SURFACE_CHANGED_MS - this.ctx.clock.now());
     const send = () => {
       this.surfaceTimers.delete(pane.surface_id);
-      this.surfaceSentAt.set(pane.surface_id, Date.now());
+      this.surfaceSentAt.set(pane.surface_id, this.ctx.clock.now());
       const current = this.ctx.views.get(view.session);
       if (current) this.ctx.publish({ type: 'surface_changed', surface_id: pane.surface_id, session: view.session, output_generation: current.outputGeneration });
     };
     if (wait === 0) send();
-    else this.surfaceTimers.set(pane.surface_id, setTimeout(send, wait));
+    else this.surfaceTimers.set(pane.surface_id, this.ctx.clock.setTimeout(send, wait));
   }
 }

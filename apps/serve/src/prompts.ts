@@ -1,4 +1,5 @@
 import { READY_DEADLINE_MS, READY_QUIET_MS } from '@paneflow/protocol';
+import type { Timer } from './clock';
 import type { ServeContext } from './context';
 import type { View } from './views';
 
@@ -6,7 +7,7 @@ export type ReadyBy = 'declared_idle' | 'quiet' | 'deadline';
 
 interface Waiting {
   waiters: Array<(by: ReadyBy) => void>;
-  timer: NodeJS.Timeout | null;
+  timer: Timer | null;
 }
 
 /**
@@ -54,18 +55,18 @@ export class Readiness {
     const view = this.ctx.views.get(session);
     if (!entry || !view) return;
     const verdict = this.verdict(view);
-    if (entry.timer) clearTimeout(entry.timer);
+    this.ctx.clock.clearTimeout(entry.timer);
     entry.timer = null;
     if ('by' in verdict) {
       this.waiting.delete(session);
       for (const resolve of entry.waiters) resolve(verdict.by);
       return;
     }
-    entry.timer = setTimeout(() => this.evaluate(session), Math.max(0, verdict.lookAgainAt - Date.now()) + 1);
+    entry.timer = this.ctx.clock.setTimeout(() => this.evaluate(session), Math.max(0, verdict.lookAgainAt - this.ctx.clock.now()) + 1);
   }
 
   private verdict(view: View): { by: ReadyBy } | { lookAgainAt: number } {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const deadline = view.generationStartedAtMs + READY_DEADLINE_MS;
     if (now >= deadline) return { by: 'deadline' };
     const pane = this.ctx.model.paneBySession(view.session);

@@ -1,4 +1,5 @@
 import { inTurn, MAX_SEND_TEXT_BYTES, type Answerer, type CliState, type PromptSource, SUBMIT_CONFIRM_MS, type EventFrameOf, type ParamsOf, type PublicMethods, type ResultOf } from '@paneflow/protocol';
+import { sleep, type Clock } from './clock';
 import type { ServeContext } from './context';
 import { answerInput, answerSettleMs, answersFor } from '@paneflow/procscan';
 import { disabled, invalid, refusedByState } from './errors';
@@ -46,7 +47,7 @@ export class Sending {
     // Without a submit too: a digit or a word typed into a waiting agent's menu picks an answer.
     if (agentTarget && !force) this.refuseIfWaiting(surface_id, before.state, 'text typed now');
     // Watched before sending, so that no transition can come and go unseen.
-    const watched = confirming ? watchTransitions(this.reduction, view.session) : null;
+    const watched = confirming ? watchTransitions(this.reduction, this.ctx.clock, view.session) : null;
     // What is typed may begin the agent's next turn (its prompt), or end its wait (the ledger's answer).
     if (submit && agentTarget) this.reduction.turns.notePrompt(view.session, text, via.source);
     this.reduction.turns.noteAction(view.session, 'send', text);
@@ -88,7 +89,7 @@ export class Sending {
     const deferred = submit && paste;
     const written = await host.request('session.input', { session, text: submit && !deferred ? text + '\r' : text, origin: 'automation', paste });
     if (deferred) {
-      await new Promise((resolve) => setTimeout(resolve, config.current.submit_paste_delay_ms));
+      await sleep(this.ctx.clock, config.current.submit_paste_delay_ms);
       await host.request('session.input', { session, text: '\r', origin: 'automation' });
     }
     return written;
@@ -136,10 +137,10 @@ export class Sending {
     // A prompt reported before it listens would drop the keys (or let Enter pick its default).
     const settle = answerSettleMs(runtime, kind) - (before.waiting_ms ?? 0);
     if (settle > 0) {
-      await new Promise((resolve) => setTimeout(resolve, settle));
+      await sleep(ctx.clock, settle);
       stillWaiting();
     }
-    const watched = watchTransitions(this.reduction, view.session);
+    const watched = watchTransitions(this.reduction, ctx.clock, view.session);
     this.reduction.turns.noteAction(view.session, by, answer);
     try {
       if ('keys' in input) await ctx.host.request('session.input', { session: pane.session, text: input.keys, origin: 'automation' });
@@ -196,7 +197,7 @@ const isAgentTarget = (view: View) => view.agent !== null && view.lifecycle === 
  * The status changes of one session from now on, and a wait (up to SUBMIT_CONFIRM_MS) for them to
  * pass a test: watched before anything is typed, so that no transition comes and goes unseen.
  */
-function watchTransitions(reduction: Reduction, session: string) {
+function watchTransitions(reduction: Reduction, clock: Clock, session: string) {
   const transitions: Transition[] = [];
   const wakers = new Set<() => void>();
   const stop = reduction.watch(session, (change) => {
@@ -208,11 +209,11 @@ function watchTransitions(reduction: Reduction, session: string) {
       if (test()) return resolve(true);
       const wake = () => {
         if (!test()) return;
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         wakers.delete(wake);
         resolve(true);
       };
-      const timer = setTimeout(() => {
+      const timer = clock.setTimeout(() => {
         wakers.delete(wake);
         resolve(test());
       }, SUBMIT_CONFIRM_MS);

@@ -7,7 +7,8 @@ import { presentationOf, type ConfigSource } from './config';
 import { ServeContext, type Capabilities } from './context';
 import { EventHub } from './events';
 import { HookIntake } from './hooks';
-import { HostLink } from './hostlink';
+import type { Clock } from './clock';
+import { HostLink, type HostEvents, type HostPort } from './hostlink';
 import type { Parts } from './methods/parts';
 import { machineMethods } from './methods/machines';
 import { ruleMethods } from './methods/rules';
@@ -36,6 +37,16 @@ import { Workspaces } from './workspaces';
 export type { Capabilities };
 
 /**
+ * What a test may put in place of the real thing (apps/serve/test/inproc): the host serve follows
+ * (by default `HostLink` over host.sock, starting a host when none runs) and the clock of its
+ * decisions (by default the system's).
+ */
+export interface ServeSeams {
+  host?: (events: HostEvents) => HostPort;
+  clock?: Clock;
+}
+
+/**
  * serve: the public socket, the workspace model, the reduced status of every session, write
  * gates, events and notifications (REFERENCE.md §1.3, §2). It owns no PTY and can be killed at
  * any moment: on start it rebuilds everything from the host and its own saved model, silently.
@@ -48,29 +59,26 @@ export class Serve {
   private readonly machines: Machines;
   onShutdown: () => void = () => undefined;
 
-  constructor(endpoints: Endpoints, buildId: string, capabilities: Capabilities, config: ConfigSource, catalog: Catalog, log: (message: string) => void) {
+  constructor(endpoints: Endpoints, buildId: string, capabilities: Capabilities, config: ConfigSource, catalog: Catalog, log: (message: string) => void, seams: ServeSeams = {}) {
     const model = new Model(join(endpoints.home, 'serve', 'workspaces.json'), log);
     let mirror: SessionMirror | null = null;
     let restorer: Restorer | null = null;
-    const host = new HostLink(
-      endpoints,
-      {
-        connected: (manifests) => {
-          mirror!.rebuild(manifests);
-          // Only what a crash or a reboot took, and only when asked: an agent someone exited stays so.
-          const lost = restorer!.candidates(undefined, ['lost']);
-          if (ctx.config.current.restore_on_start && lost.length > 0) void restorer!.restore(lost);
-        },
-        frame: (frame) => mirror!.onHostFrame(frame),
-        disconnected: () => {
-          log('lost the host; reconnecting');
-          mirror!.hostGone();
-        },
-        stillDown: () => mirror!.hostGone(),
+    const events: HostEvents = {
+      connected: (manifests) => {
+        mirror!.rebuild(manifests);
+        // Only what a crash or a reboot took, and only when asked: an agent someone exited stays so.
+        const lost = restorer!.candidates(undefined, ['lost']);
+        if (ctx.config.current.restore_on_start && lost.length > 0) void restorer!.restore(lost);
       },
-      log,
-    );
-    const ctx = (this.ctx = new ServeContext(endpoints, buildId, capabilities, config, catalog, model, new EventHub(), host, log));
+      frame: (frame) => mirror!.onHostFrame(frame),
+      disconnected: () => {
+        log('lost the host; reconnecting');
+        mirror!.hostGone();
+      },
+      stillDown: () => mirror!.hostGone(),
+    };
+    const host = seams.host ? seams.host(events) : new HostLink(endpoints, events, log);
+    const ctx = (this.ctx = new ServeContext(endpoints, buildId, capabilities, config, catalog, model, new EventHub(), host, log, seams.clock));
     const reduction = new Reduction(ctx);
     config.onVisibilityChange = () => reduction.announceAll();
     config.onPresentationChange = () => ctx.publish({ type: 'presentation_changed', presentation: presentationOf(config.current) });

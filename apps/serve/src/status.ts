@@ -38,7 +38,7 @@ export class Reduction {
   /** Callbacks waiting for a session's next status changes (a submit's confirmation). */
   private readonly watchers = new Map<string, Set<(change: StatusChange) => void>>();
   /** Status objects' `revision`: from the clock, so a restarted serve's are newer than its predecessor's. */
-  private revision = Date.now() * 1000;
+  private revision: number;
   /** §3.4's bounded log of outcome changes. */
   readonly activity = new ActivityLog();
   /** The subagents each agent runs now (§7.2), shown in its status object. */
@@ -49,12 +49,13 @@ export class Reduction {
   private readonly supervisionParts: SupervisionPart[] = [];
 
   constructor(private readonly ctx: ServeContext) {
+    this.revision = ctx.clock.now() * 1000;
     this.subagents = new Subagents(ctx.endpoints.home, ctx.log);
     this.turns = new TurnLedger(ctx);
   }
 
   reduce(view: View): void {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const before = { ...view.entry, state: stateOf(view) };
     const { entry, notices } = reduceEntry(view.entry, {
       record: view.declared,
@@ -103,8 +104,8 @@ export class Reduction {
 
   /** The pane's status object now (REFERENCE.md §3.7), with the revision of this moment. */
   statusOf(view: View, pane: PaneRecord): StatusObject {
-    const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, Date.now());
-    const now = Date.now();
+    const status = statusObject(view, pane, this.ctx.model.workspaceIndex(pane.workspace_id), this.ctx.catalog, this.ctx.clock.now());
+    const now = this.ctx.clock.now();
     const supervision = Object.assign({ ...NO_SUPERVISION }, ...this.supervisionParts.map((part) => part(view, now))) as Supervision;
     return { ...status, hidden: this.hidden(status.runtime_id), subagents: this.subagents.running(view.session, view.generation), supervision, revision: this.revision };
   }
@@ -135,7 +136,7 @@ export class Reduction {
     const status = this.statusOf(view, pane);
     const frame: Omit<StatusChange, 'at_ms'> = statusChangedFrame(status);
     this.ctx.publish(frame);
-    for (const watcher of this.watchers.get(view.session) ?? []) watcher({ ...frame, at_ms: Date.now() });
+    for (const watcher of this.watchers.get(view.session) ?? []) watcher({ ...frame, at_ms: this.ctx.clock.now() });
   }
 
   /** Calls `watcher` with each status change of the session until the returned function is called. */
@@ -169,13 +170,13 @@ export class Reduction {
 
   /** The reason (detecting → no_signal) changes with time alone (the stall has its own clock, stalls.ts). */
   private scheduleClock(view: View, now: number) {
-    if (view.clockTimer) clearTimeout(view.clockTimer);
+    this.ctx.clock.clearTimeout(view.clockTimer);
     view.clockTimer = null;
     const times: number[] = [];
     const reasonAt = nextReasonChangeMs(view.entry, view.agent);
     if (reasonAt !== null) times.push(reasonAt);
     if (times.length === 0) return;
-    view.clockTimer = setTimeout(() => {
+    view.clockTimer = this.ctx.clock.setTimeout(() => {
       view.clockTimer = null;
       if (this.ctx.views.get(view.session) === view) this.reduce(view);
     }, Math.max(0, Math.min(...times) - now) + 1);
@@ -197,7 +198,7 @@ export class Reduction {
       return;
     }
     const key = `${view.session}:${notice.kind}`;
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     if (now - (this.lastNotice.get(key) ?? 0) < NOTIFICATION_INTERVAL_MS) {
       this.ctx.counters.notifications_rate_limited++;
       return;

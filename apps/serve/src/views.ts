@@ -2,6 +2,7 @@ import type { Catalog } from '@paneflow/procscan';
 import { HOST_PROTOCOL_VERSION } from '@paneflow/protocol';
 import type { CliState, HookMetadata, Loss, Manifest, Observation, RestartAttempt, ResumeRecord, SessionState, Stall, StatusObject, TypedInput } from '@paneflow/protocol';
 import { cliState, newEntry, restoredEntry, type Agent, type Entry } from '@paneflow/reducer';
+import type { Timer } from './clock';
 import type { SavedEntry } from './model';
 
 /** Everything serve knows of one host session. */
@@ -46,7 +47,7 @@ export interface View {
   /** What a person last typed at a face while the program waited (the host says): who answered. */
   typed: TypedInput | null;
   /** Set while a timer will reduce again (detecting → no_signal). */
-  clockTimer: NodeJS.Timeout | null;
+  clockTimer: Timer | null;
   /** When serve last accepted a hook frame of this session (the stall facts). */
   lastHookMs: number | null;
   /** The supervisor's stall observation (stalls.ts): the CLI state is `stalled` exactly while it is set. */

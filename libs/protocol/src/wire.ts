@@ -1,4 +1,4 @@
-import { KINDS, STATES, type Kind, type State } from '@paneflow/osc7501';
+import { KINDS, STATES, type Kind, type State, type StatusRecord } from '@paneflow/osc7501';
 import Type, { type Static, type TSchema } from 'typebox';
 
 /** Shapes shared by the host and the public protocol. */
@@ -48,6 +48,24 @@ export const DeclaredStatus = Type.Object(
   { additionalProperties: false },
 );
 export type DeclaredStatus = Static<typeof DeclaredStatus>;
+
+/** A stored record (`Store` of @paneflow/osc7501) as the host sends it. */
+export const wireRecord = (r: StatusRecord): WireRecord => ({
+  id: r.id,
+  state: r.state,
+  kind: r.kind,
+  progress: r.progress,
+  app: r.app,
+  effective_app: r.effectiveApp,
+  title: r.title,
+  msg: r.msg,
+});
+
+/** The store's current record (`Store.current()`) as the status model reads it: null when there is none. */
+export function declaredStatusOf(current: StatusRecord | null): DeclaredStatus | null {
+  if (!current) return null;
+  return { state: current.state, kind: current.kind, progress: current.progress, id: current.id, app: current.effectiveApp, title: current.title, message: current.msg };
+}
 
 export const Lifecycle = Type.Union([
   Type.Literal('starting'),

@@ -39,7 +39,7 @@ export const sessionMethods: MethodFamily = (parts) => {
   // Oldest wait first, whichever machine it is on.
   'fleet.inbox': ({ machine }) => ({
     items: [...(here(machine) ? inbox(parts) : []), ...machines.inbox(machine)].sort((a, b) => a.since_ms - b.since_ms),
-    answered: parts.rules.history(Date.now()),
+    answered: parts.rules.history(ctx.clock.now()),
     ...machineRows(machine),
   }),
   'session.list': ({ machine }) => ({
@@ -77,7 +77,7 @@ const here = (machine: string | null | undefined) => machine === undefined || ma
 
 /** Every agent waiting for its person, oldest wait first, with how its runtime lets it be answered. */
 function inbox({ ctx, reduction }: Parts): InboxItem[] {
-  const now = Date.now();
+  const now = ctx.clock.now();
   const items: InboxItem[] = [];
   for (const pane of ctx.model.orderedPanes()) {
     const view = ctx.views.get(pane.session);

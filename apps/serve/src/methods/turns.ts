@@ -20,7 +20,7 @@ export const turnMethods: MethodFamily = ({ ctx, reduction, machines }) => {
         if (!pane || !view) return null;
         const status = reduction.statusOf(view, pane);
         if (status.state !== 'waiting_for_input') return null;
-        return { kind: status.declared?.kind ?? null, message: status.message, since_ms: Date.now() - (status.waiting_ms ?? 0) };
+        return { kind: status.declared?.kind ?? null, message: status.message, since_ms: ctx.clock.now() - (status.waiting_ms ?? 0) };
       });
       if (machines.count === 0) return here;
       const local = typeof machine === 'string' ? [] : here.agents.map((agent) => ({ ...agent, machine: null }));

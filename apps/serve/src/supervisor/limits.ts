@@ -4,6 +4,7 @@ import { nullable, TimeMs, UsageLimit, validate, type HostMethods, type ResultOf
 import Type, { type Static } from 'typebox';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Timer } from '../clock';
 import type { ServeContext } from '../context';
 import type { Sending } from '../sending';
 import type { Before, Reduction } from '../status';
@@ -40,7 +41,7 @@ const LimitsFile = Type.Object({ version: Type.Literal(1), sessions: Type.Record
  */
 export class Limits {
   private readonly records = new Map<string, LimitRecord>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, Timer>();
   private readonly path: string;
   /** The zone a printed clock without one is read in: the agents run on this machine. */
   private readonly localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -83,7 +84,7 @@ export class Limits {
       this.ctx.log(`limits: reading ${view.session}: ${(error as Error).message}`);
       return;
     }
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const lines = read.text.split('\n');
     const found = findLimitLine(runtime.limitMarkers, lines, now, this.localZone);
     const previous = this.records.get(view.session);
@@ -117,10 +118,10 @@ export class Limits {
   /** The continue's timer, for a limit that waits for it (also after a restart: the file says when). */
   private schedule(session: string, record: LimitRecord): void {
     if (record.continue !== 'waiting' || record.continue_at_ms === null || this.timers.has(session)) return;
-    const timer = setTimeout(() => {
+    const timer = this.ctx.clock.setTimeout(() => {
       this.timers.delete(session);
       void this.continueAfterReset(session, record);
-    }, Math.max(0, record.continue_at_ms - Date.now()));
+    }, Math.max(0, record.continue_at_ms - this.ctx.clock.now()));
     this.timers.set(session, timer);
   }
 
@@ -155,7 +156,7 @@ export class Limits {
 
   private clear(view: View, record: LimitRecord): void {
     record.cleared = true;
-    clearTimeout(this.timers.get(view.session));
+    this.ctx.clock.clearTimeout(this.timers.get(view.session));
     this.timers.delete(view.session);
     this.save();
     this.reduction.announce(view);

@@ -124,7 +124,7 @@ export class PromptQueue {
     const queue = this.ctx.model.paneBySession(session) ? this.store.queueOf(session) : undefined;
     if (!queue || queue.held) return;
     this.turnSinceHold.delete(session);
-    this.changed(session, () => (queue.held = { reason, message, since_ms: Date.now() }));
+    this.changed(session, () => (queue.held = { reason, message, since_ms: this.ctx.clock.now() }));
     const view = this.ctx.views.get(session);
     if (view) this.reduction.notice(view, { kind: 'queue_held', body: `queue held (${reason}): ${message}` });
   }
@@ -164,7 +164,7 @@ export class PromptQueue {
     const queue = this.store.queues.get(pane.session);
     if ((queue?.items.length ?? 0) >= QUEUE_MAX_PER_PANE) throw refusedByState(`queue_full: surface ${pane.surface_id} has ${QUEUE_MAX_PER_PANE} queued prompts`, 'queue_full');
     const stored = this.store.change(() => {
-      const item = { id: this.store.newId(), text: params.text, queued_at_ms: Date.now() };
+      const item = { id: this.store.newId(), text: params.text, queued_at_ms: this.ctx.clock.now() };
       this.store.queueOf(pane.session).items.push(item);
       return item;
     }, true);

@@ -2,6 +2,7 @@ import { answersFor } from '@paneflow/procscan';
 import { AUTO_ANSWER_SHOWN_MS, RpcError, type AutoAnswer, type RuleStatus } from '@paneflow/protocol';
 import { join } from 'node:path';
 import type { Config } from '../config';
+import type { Timer } from '../clock';
 import type { ServeContext } from '../context';
 import type { PaneRecord } from '../model';
 import type { Sending } from '../sending';
@@ -37,7 +38,7 @@ interface Wait {
 export class AnswerRules {
   readonly store: RulesStore;
   /** Per session: the answer scheduled for its wait now. */
-  private readonly pending = new Map<string, { stateSeq: number; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<string, { stateSeq: number; timer: Timer }>();
   /** Per session: the wait already judged, so a rule acts on a prompt once, as it arrives. */
   private readonly judged = new Map<string, number>();
   /** What was logged, so that a rule that cannot answer is said once. */
@@ -146,7 +147,7 @@ export class AnswerRules {
     const verdict = this.verdict(wait.message, wait.runtime, now);
     for (const rule of verdict.unanswerable) this.sayOnce(`${rule.name}:${wait.runtime}`, `answer rule '${rule.name}': '${rule.answer}' is not an answer ${wait.runtime}'s permission prompt takes; the rule is skipped there`);
     if (!verdict.rule) return;
-    const timer = setTimeout(() => void this.fire(view, wait), this.ctx.config.current.supervisor.answer_delay_ms);
+    const timer = this.ctx.clock.setTimeout(() => void this.fire(view, wait), this.ctx.config.current.supervisor.answer_delay_ms);
     timer.unref();
     this.pending.set(session, { stateSeq: wait.stateSeq, timer });
   }
@@ -154,7 +155,7 @@ export class AnswerRules {
   private cancel(session: string): void {
     const pending = this.pending.get(session);
     if (!pending) return;
-    clearTimeout(pending.timer);
+    this.ctx.clock.clearTimeout(pending.timer);
     this.pending.delete(session);
   }
 
@@ -163,7 +164,7 @@ export class AnswerRules {
     this.pending.delete(view.session);
     const pane = this.ctx.model.paneBySession(view.session);
     if (!pane || this.ctx.views.get(view.session) !== view) return;
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const { rule } = this.verdict(wait.message, wait.runtime, now);
     if (!rule) return;
     const release = this.store.take(rule.name, now);
@@ -177,11 +178,11 @@ export class AnswerRules {
       this.ctx.log(`answer rule '${rule.name}' could not answer surface ${pane.surface_id}: ${(error as Error).message}`);
       return;
     }
-    const answer: AutoAnswer = { rule: rule.name, answer: rule.answer, message: wait.message, state_seq: wait.stateSeq, at_ms: Date.now(), surface_id: pane.surface_id, session: view.session };
+    const answer: AutoAnswer = { rule: rule.name, answer: rule.answer, message: wait.message, state_seq: wait.stateSeq, at_ms: this.ctx.clock.now(), surface_id: pane.surface_id, session: view.session };
     this.store.record(answer);
     this.reduction.announce(view);
     // Faces drop it from the pane's status when it is no longer shown.
-    setTimeout(() => this.ctx.views.get(view.session) === view && this.reduction.announce(view), AUTO_ANSWER_SHOWN_MS + 1).unref();
+    this.ctx.clock.setTimeout(() => this.ctx.views.get(view.session) === view && this.reduction.announce(view), AUTO_ANSWER_SHOWN_MS + 1).unref();
     this.reduction.notice(view, { kind: 'answered_by_rule', body: `answered '${rule.answer}' by rule '${rule.name}': ${wait.message}` });
   }
 

@@ -1,4 +1,5 @@
 import { ErrorCode, inTurn, RpcError, SUBMIT_CONFIRM_MS, type Stall } from '@paneflow/protocol';
+import type { Timer } from '../clock';
 import type { ServeContext } from '../context';
 import type { Sending } from '../sending';
 import type { Reduction } from '../status';
@@ -8,7 +9,7 @@ import type { View } from '../views';
 const CPU_CADENCE_MAX_MS = 60_000;
 
 interface Watch {
-  timer: NodeJS.Timeout | null;
+  timer: Timer | null;
   /** The last reading of the tree's CPU time, and when the next may be taken. */
   cpu: number | null;
   nextSampleAt: number;
@@ -41,12 +42,12 @@ export class Stalls {
   }
 
   private check(view: View): void {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const thresholdMs = Math.round(this.ctx.config.current.agent_stall_threshold_secs * 1000);
     const watching = thresholdMs > 0 && view.entry.status === 'busy' && view.agent !== null && view.lifecycle === 'live' && this.ctx.views.get(view.session) === view;
     let watch = this.watches.get(view.session);
     if (!watching) {
-      if (watch?.timer) clearTimeout(watch.timer);
+      this.ctx.clock.clearTimeout(watch?.timer);
       this.watches.delete(view.session);
       if (view.stalled) this.clear(view);
       return;
@@ -58,13 +59,13 @@ export class Stalls {
     const cadence = Math.min(CPU_CADENCE_MAX_MS, thresholdMs / 4);
     const cpuQuietSince = watch.cpuUnknown ? 0 : watch.lastCpuMs;
     if (!view.stalled && cpuQuietSince !== null && now - Math.max(lastOther, cpuQuietSince) >= thresholdMs) this.flag(view, watch, thresholdMs, now);
-    if (watch.timer) clearTimeout(watch.timer);
+    this.ctx.clock.clearTimeout(watch.timer);
     watch.timer = null;
     const sampleAt = watch.cpuUnknown ? Infinity : Math.max(lastOther + cadence, watch.nextSampleAt);
     if (sampleAt <= now) return this.sample(view, watch, cadence);
     const flagAt = view.stalled || cpuQuietSince === null ? Infinity : Math.max(lastOther, cpuQuietSince) + thresholdMs;
     const at = Math.min(sampleAt, flagAt);
-    if (at !== Infinity) watch.timer = setTimeout(() => this.check(view), Math.max(0, at - now) + 1);
+    if (at !== Infinity) watch.timer = this.ctx.clock.setTimeout(() => this.check(view), Math.max(0, at - now) + 1);
   }
 
   /** One reading of the tree's CPU time from the host; a change since the last is a sign of life. */
@@ -73,7 +74,7 @@ export class Stalls {
     watch.sampling = true;
     this.ctx.host.request('session.cpu', { session: view.session }).then(
       ({ cpu_ms }) => {
-        const now = Date.now();
+        const now = this.ctx.clock.now();
         if (watch.cpu === null || watch.cpu !== cpu_ms) watch.lastCpuMs = now;
         watch.cpu = cpu_ms;
         watch.nextSampleAt = now + cadence;
@@ -82,7 +83,7 @@ export class Stalls {
         if (error instanceof RpcError && error.code === ErrorCode.MethodNotFound) {
           watch.cpuUnknown = true;
           this.ctx.log(`stalls: the host has no session.cpu; stalls of ${view.session} rest on output, hooks and records`);
-        } else watch.nextSampleAt = Date.now() + cadence;
+        } else watch.nextSampleAt = this.ctx.clock.now() + cadence;
       },
     ).finally(() => {
       watch.sampling = false;
@@ -118,7 +119,7 @@ export class Stalls {
     const nudge = view.agent ? this.ctx.catalog.bySlug.get(view.agent.runtimeId)?.supervisor : undefined;
     const pane = this.ctx.model.paneBySession(view.session);
     if (!pane || !nudge || (!nudge.nudge_keys?.length && !nudge.nudge_prompt)) return;
-    stall.nudged_at_ms = Date.now();
+    stall.nudged_at_ms = this.ctx.clock.now();
     this.reduction.announce(view);
     try {
       if (nudge.nudge_keys?.length) {
@@ -137,22 +138,22 @@ export class Stalls {
   /** Resolves when the session's state leaves its turn, or after SUBMIT_CONFIRM_MS (then the busy guard decides). */
   private whenOutOfTurn(view: View): Promise<void> & { cancel: () => void } {
     let stop = () => undefined as void;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const promise = new Promise<void>((resolve) => {
       const done = () => {
         stop();
-        clearTimeout(timer);
+        this.ctx.clock.clearTimeout(timer);
         resolve();
       };
       stop = this.reduction.watch(view.session, (change) => {
         if (!inTurn(change.state)) done();
       });
-      timer = setTimeout(done, SUBMIT_CONFIRM_MS);
+      timer = this.ctx.clock.setTimeout(done, SUBMIT_CONFIRM_MS);
     });
     return Object.assign(promise, {
       cancel: () => {
         stop();
-        clearTimeout(timer);
+        this.ctx.clock.clearTimeout(timer);
       },
     });
   }

@@ -11,6 +11,7 @@ import { isSameProcess } from '@paneflow/proc';
 import { advanceTurn, clipText, endTurn, interruptTurn, startTurn, turnEnding, type Agent, type Answer, type OpenTurn, type TurnStep } from '@paneflow/reducer';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep, type Timer } from '../clock';
 import type { ServeContext } from '../context';
 import { notFound, refusedByState } from '../errors';
 import type { PaneRecord } from '../model';
@@ -46,7 +47,7 @@ interface Running {
   startTree: Promise<Tree> | null;
   /** The snapshots and reads of this turn, in order. */
   work: Promise<void>;
-  saveTimer: NodeJS.Timeout | null;
+  saveTimer: Timer | null;
 }
 
 /**
@@ -114,7 +115,7 @@ export class TurnLedger {
 
   /** A prompt that may begin the session's next turn: its hook's, or the text of a submit. */
   notePrompt(session: string, text: string, source: PromptSource): void {
-    const atMs = Date.now();
+    const atMs = this.ctx.clock.now();
     const running = this.running.get(session);
     // The hook may come just after the turn began; the agent's own word for its prompt wins.
     if (running && source === 'hook' && running.open.record.prompt?.source !== 'hook' && atMs - running.open.record.started_at_ms < PROMPT_WINDOW_MS) {
@@ -127,7 +128,7 @@ export class TurnLedger {
 
   /** serve is about to type into a session (answer, key, send): if a wait ends now, that ended it. */
   noteAction(session: string, by: Answerer, text: string | null): void {
-    this.actions.set(session, { by, text, atMs: Date.now() });
+    this.actions.set(session, { by, text, atMs: this.ctx.clock.now() });
   }
 
   /**
@@ -149,7 +150,7 @@ export class TurnLedger {
     this.actions.delete(session);
     this.lastEndTree.delete(session);
     const running = this.running.get(session);
-    if (running) this.end(running, { status: 'idle', record: null, nowMs: Date.now() }, 'exited', null);
+    if (running) this.end(running, { status: 'idle', record: null, nowMs: this.ctx.clock.now() }, 'exited', null);
   }
 
   /** Turns of a pane or a session (else all), oldest first. */
@@ -207,7 +208,7 @@ export class TurnLedger {
   /** What each agent did since `sinceMs` (default: when the person last looked), and what it waits for now. */
   digest(sinceMs: number | undefined, waiting: (session: string) => DigestAgent['waiting']): { since_ms: number; looked_at_ms: number | null; agents: DigestAgent[] } {
     const lookedAt = this.store.lookedAt();
-    const since = sinceMs ?? lookedAt ?? Date.now() - DIGEST_DEFAULT_MS;
+    const since = sinceMs ?? lookedAt ?? this.ctx.clock.now() - DIGEST_DEFAULT_MS;
     const agents = this.ctx.model
       .orderedPanes()
       .map((pane) => digestAgent(pane, this.list({ session: pane.session, since_ms: since }), waiting(pane.session), this.ctx.views.get(pane.session)?.agent?.runtimeId ?? null))
@@ -216,7 +217,7 @@ export class TurnLedger {
   }
 
   looked(): number {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     this.store.setLookedAt(now);
     return now;
   }
@@ -278,7 +279,7 @@ export class TurnLedger {
 
   private end(running: Running, step: TurnStep, ending: TurnRecord['ended'] & string, answer: Answer) {
     this.running.delete(running.open.record.session);
-    if (running.saveTimer) clearTimeout(running.saveTimer);
+    this.ctx.clock.clearTimeout(running.saveTimer);
     let record = endTurn(running.open, step, ending, answer);
     void this.store.save({ ...record, change: running.change });
     const key = `${record.session}:${record.turn}`;
@@ -292,7 +293,7 @@ export class TurnLedger {
     const settle = running.work
       .then(() => this.endSnapshot(running, record, endTree))
       .then(async () => {
-        await new Promise((resolve) => setTimeout(resolve, TRANSCRIPT_SETTLE_MS));
+        await sleep(this.ctx.clock, TRANSCRIPT_SETTLE_MS);
         const view = this.ctx.views.get(record.session);
         const transcript = (view && transcriptOf(view)) ?? running.transcript;
         record = { ...record, change: running.change, tokens: await turnTokensOf(runtime, transcript, await running.mark, record, this.ctx.log) };
@@ -360,13 +361,13 @@ export class TurnLedger {
   }
 
   private save(running: Running) {
-    if (running.saveTimer) clearTimeout(running.saveTimer);
+    this.ctx.clock.clearTimeout(running.saveTimer);
     running.saveTimer = null;
     void this.store.save(this.recordOf(running));
   }
 
   private saveSoon(running: Running) {
-    running.saveTimer ??= setTimeout(() => {
+    running.saveTimer ??= this.ctx.clock.setTimeout(() => {
       running.saveTimer = null;
       if (this.running.get(running.open.record.session) === running) this.save(running);
     }, SAVE_EVERY_MS);
