@@ -26,7 +26,7 @@ export function keepUnsaved(ctx: ServeContext, reduction: Reduction, pane: PaneR
   if (view.unsaved) return;
   view.unsaved = true;
   ctx.log(`surface ${pane.surface_id} is shown lost: the host has no session ${pane.session} (its host died before its manifest was written); a restart starts it anew from its launch`);
-  if (view.lifecycle === 'live' || view.lifecycle === 'starting') shownLost(reduction, view, Date.now());
+  if (view.lifecycle === 'live' || view.lifecycle === 'starting') shownLost(reduction, view, ctx.clock.now());
 }
 
 /** A session whose host died: lost, with no process or agent, and the faces told. */
@@ -79,7 +79,7 @@ export async function recreateUnsaved(ctx: ServeContext, mirror: ViewMaker, redu
     reduction.publishSessionChanged(next);
     reduction.announce(next);
     ctx.model.changed();
-    const restart: RestartAttempt = { mode: 'launch', provider_session_id: null, argv, outcome: 'launched', reason: RECREATED, at_ms: Date.now() };
+    const restart: RestartAttempt = { mode: 'launch', provider_session_id: null, argv, outcome: 'launched', reason: RECREATED, at_ms: ctx.clock.now() };
     ctx.log(`surface ${pane.surface_id}: restarted (launch): ${RECREATED}`);
     return { surface_id: pane.surface_id, session: pane.session, generation: made.generation, mode: 'launch', restart };
   } finally {
