@@ -192,6 +192,8 @@ export class SessionMirror {
    */
   addView(view: View, frameSeq: number): void {
     this.ctx.views.set(view.session, view);
+    // Made: its frames, those held meanwhile first, go to it now (held again, they would be lost).
+    this.creating.delete(view.session);
     this.reduction.reduce(view);
     const held = this.heldFrames.get(view.session) ?? [];
     this.heldFrames.delete(view.session);

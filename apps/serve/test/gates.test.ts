@@ -92,7 +92,8 @@ describe('with scripting but not orchestration', () => {
     const deadline = Date.now() + scaled(5000);
     let error: unknown;
     while (Date.now() < deadline) {
-      error = await pf.call('surface.read', { surface_id }).then(() => null, (e) => e);
+      // Typing needs the live session (a read of a lost pane answers from its saved screen).
+      error = await pf.call('surface.send_text', { surface_id, text: 'x' }).then(() => null, (e) => e);
       if (error) break;
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -109,9 +109,22 @@ export class FakeHost implements HostPort {
     return answer(params);
   }
 
+  /**
+   * What the host does right after it answers `session.inspect`, before serve has taken the answer:
+   * frames it sends then reach serve while it is still making the pane's view.
+   */
+  afterInspect: ((session: string) => void) | null = null;
+
   /** A session the host runs: before serve starts it is in the first list; after, serve adopts it from its first frame. */
   addSession(spec: SessionSpec = {}): string {
-    const session = randomUUID();
+    const session = this.made(randomUUID(), spec);
+    if (spec.agent) this.setObservation(session, spec.agent);
+    if (!this.down) this.send({ type: 'lifecycle', at_ms: this.clock.now(), session, generation: 1, lifecycle: 'live', exit_code: null, pid: null });
+    return session;
+  }
+
+  /** A new session's manifest, kept. */
+  private made(session: string, spec: Omit<SessionSpec, 'agent'>): string {
     const now = this.clock.now();
     const manifest: Manifest = {
       session,
@@ -141,8 +154,6 @@ export class FakeHost implements HostPort {
       updated_at_ms: now,
     };
     this.sessions.set(session, { manifest, scanner: new Scanner(), store: new Store(), screen: [], cpuMs: 0 });
-    if (spec.agent) this.setObservation(session, spec.agent);
-    if (!this.down) this.send({ type: 'lifecycle', at_ms: now, session, generation: 1, lifecycle: 'live', exit_code: null, pid: null });
     return session;
   }
 
@@ -273,7 +284,15 @@ export class FakeHost implements HostPort {
       counters: {},
     }),
     'session.list': () => ({ sessions: this.list() }),
-    'session.inspect': ({ session }) => ({ ...structuredClone(this.session(session).manifest), frame_seq: this.seq }),
+    'session.create': ({ session, workspace_id, surface_id, name, cwd }) => {
+      const made = this.made(session ?? randomUUID(), { workspace_id, surface_id, name: name ?? null, cwd });
+      return { session: made, generation: 1, pid: this.nextPid++ };
+    },
+    'session.inspect': ({ session }) => {
+      const answer = { ...structuredClone(this.session(session).manifest), frame_seq: this.seq };
+      this.afterInspect?.(session);
+      return answer;
+    },
     'session.input': ({ session, text, paste }) => {
       this.session(session);
       this.wrote({ session, method: 'session.input', text, paste: paste ?? false });
