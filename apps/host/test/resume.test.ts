@@ -1,14 +1,14 @@
 import { runtimeCatalog } from '@paneflow/procscan';
 import type { HookMetadata, Manifest, RestartAttempt, ResumeRecord } from '@paneflow/protocol';
+import { manifestOf } from '@paneflow/testing';
 import { planRestart, SessionResume } from '../src/resume';
 
 const catalog = runtimeCatalog();
 const ID = '0f8e2b1c-3d4a-4b5c-9d6e-7f8091a2b3c4';
 
 function manifest(resume: ResumeRecord | null, command = 'claude --model opus'): Manifest {
-  return {
+  return manifestOf({
     session: '11111111-2222-4333-8444-555555555555',
-    generation: 1,
     instance: '66666666-7777-4888-9999-000000000000',
     workspace_id: 'w',
     surface_id: 1,
@@ -16,24 +16,11 @@ function manifest(resume: ResumeRecord | null, command = 'claude --model opus'):
     cwd: '/work/repo',
     launch: { shell: '/bin/bash', args: ['-c', command], env: {}, cols: 80, rows: 24 },
     lifecycle: 'lost',
-    exit_code: null,
-    exit_signal: null,
-    process: null,
-    title: '',
-    records: [],
-    declared_status: null,
-    program_status_capable_at_ms: null,
-    last_status_signal_at_ms: null,
     runtime: { current_observation: null, last_runtime_id: 'claude-code' },
-    output_generation: 0,
-    screen_changed_at_ms: null,
-    final_output: null,
     resume,
     host_protocol_version: 1,
     host_build_id: 'b',
-    created_at_ms: 1,
-    updated_at_ms: 1,
-  };
+  });
 }
 const record = (over: Partial<ResumeRecord> = {}): ResumeRecord => ({
   runtime_id: 'claude-code',

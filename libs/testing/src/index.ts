@@ -11,6 +11,7 @@ import { until } from './until';
 
 export * from './faults';
 export * from './git';
+export * from './manifests';
 export * from './ssh';
 export * from './sshd';
 export * from './tmux';

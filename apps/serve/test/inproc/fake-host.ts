@@ -12,7 +12,7 @@ import {
   type ResultOf,
   type UnnumberedHostFrame,
 } from '@paneflow/protocol';
-import { scaled } from '@paneflow/testing';
+import { manifestOf, scaled } from '@paneflow/testing';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../src/clock';
 import type { HostEvents, HostPort, SessionsFrame } from '../../src/hostlink';
@@ -126,33 +126,17 @@ export class FakeHost implements HostPort {
   /** A new session's manifest, kept. */
   private made(session: string, spec: Omit<SessionSpec, 'agent'>): string {
     const now = this.clock.now();
-    const manifest: Manifest = {
+    const manifest = manifestOf({
       session,
-      generation: 1,
       instance: this.instance,
       workspace_id: spec.workspace_id ?? randomUUID(),
       surface_id: spec.surface_id ?? this.sessions.size + 1,
       name: spec.name ?? null,
       cwd: spec.cwd ?? this.home,
-      launch: { shell: '/bin/sh', args: ['-l'], env: {}, cols: 80, rows: 24 },
-      lifecycle: 'live',
-      exit_code: null,
-      exit_signal: null,
-      process: null,
-      title: '',
-      records: [],
-      declared_status: null,
-      program_status_capable_at_ms: null,
-      last_status_signal_at_ms: null,
-      runtime: { current_observation: null, last_runtime_id: null },
-      output_generation: 0,
-      screen_changed_at_ms: null,
-      final_output: null,
-      host_protocol_version: HOST_PROTOCOL_VERSION,
       host_build_id: 'fake-host',
       created_at_ms: now,
       updated_at_ms: now,
-    };
+    });
     this.sessions.set(session, { manifest, scanner: new Scanner(), store: new Store(), screen: [], cpuMs: 0 });
     return session;
   }

@@ -14,6 +14,13 @@ afterEach(async () => {
   await serve?.stop();
 });
 
+/** serve with one agent running, its pane, and a subscription from before anything it declares. */
+async function oneAgent() {
+  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
+  const [session] = serve.sessions;
+  return { session, surface: await serve.surfaceOf(session), events: await serve.subscribe() };
+}
+
 const isStatus = (surfaceId: number) => (f: { type: string; surface_id?: number }) => f.type === 'status_changed' && f.surface_id === surfaceId;
 
 test('a declared turn is reduced exactly: working is thinking, blocked waits in the inbox, done is finished and unread, each stamped by serve', async () => {
@@ -52,10 +59,7 @@ test('a declared turn is reduced exactly: working is thinking, blocked waits in 
 });
 
 test('an error declared is errored, its outcome failed with the message, and one error notice', async () => {
-  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
-  const [session] = serve.sessions;
-  const surface = await serve.surfaceOf(session);
-  const events = await serve.subscribe();
+  const { session, surface, events } = await oneAgent();
   serve.host.print(session, encode({ state: 'working' }));
   await events.next(isStatus(surface));
   const mark = events.mark;
@@ -65,10 +69,7 @@ test('an error declared is errored, its outcome failed with the message, and one
 });
 
 test('an agent that declares nothing is detecting for 3 s of serve’s clock, then no_signal, never before', async () => {
-  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
-  const [session] = serve.sessions;
-  const surface = await serve.surfaceOf(session);
-  const events = await serve.subscribe();
+  const { surface, events } = await oneAgent();
   const reasonNow = async () => (await serve.call('fleet.list', {})).agents[0];
 
   await serve.clock.advance(2999);
@@ -80,10 +81,7 @@ test('an agent that declares nothing is detecting for 3 s of serve’s clock, th
 });
 
 test('a needs-input notice comes at most once a second per pane: a second wait within the second is counted, not sent', async () => {
-  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
-  const [session] = serve.sessions;
-  const surface = await serve.surfaceOf(session);
-  const events = await serve.subscribe();
+  const { session, surface, events } = await oneAgent();
   const ask = (msg: string) => serve.host.print(session, encode({ state: 'blocked', kind: 'question', msg }));
 
   serve.host.print(session, encode({ state: 'working' }));
@@ -104,10 +102,7 @@ test('a needs-input notice comes at most once a second per pane: a second wait w
 });
 
 test('an agent whose process exits mid-turn is exited and no longer busy, and the host’s exit is its ai.exit with the code', async () => {
-  serve = await startInProcess({ sessions: [{ agent: CLAUDE }] });
-  const [session] = serve.sessions;
-  const surface = await serve.surfaceOf(session);
-  const events = await serve.subscribe();
+  const { session, surface, events } = await oneAgent();
   serve.host.print(session, encode({ state: 'working' }));
   await events.next(isStatus(surface));
   await serve.clock.advance(250);
