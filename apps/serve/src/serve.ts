@@ -57,6 +57,8 @@ export class Serve {
   private readonly server: RpcServer<PublicMethods>;
   private draining = false;
   private readonly machines: Machines;
+  /** The turn ledger's writes, finished before serve stops. */
+  private readonly closeTurns: () => Promise<void>;
   onShutdown: () => void = () => undefined;
 
   constructor(endpoints: Endpoints, buildId: string, capabilities: Capabilities, config: ConfigSource, catalog: Catalog, log: (message: string) => void, seams: ServeSeams = {}) {
@@ -80,6 +82,7 @@ export class Serve {
     const host = seams.host ? seams.host(events) : new HostLink(endpoints, events, log);
     const ctx = (this.ctx = new ServeContext(endpoints, buildId, capabilities, config, catalog, model, new EventHub(), host, log, seams.clock));
     const reduction = new Reduction(ctx);
+    this.closeTurns = () => reduction.turns.close();
     config.onVisibilityChange = () => reduction.announceAll();
     config.onPresentationChange = () => ctx.publish({ type: 'presentation_changed', presentation: presentationOf(config.current) });
     const readiness = new Readiness(ctx);
@@ -139,6 +142,7 @@ export class Serve {
     await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, drainMs))]);
     this.ctx.events.closeAll();
     this.ctx.model.saveNow();
+    await this.closeTurns();
     this.ctx.config.unwatch();
     this.ctx.host.close();
     this.machines.close();

@@ -360,6 +360,11 @@ export class TurnLedger {
     return latest ? { by: latest.by, text: latest.text } : null;
   }
 
+  /** Serve stops: the records being written are finished, and none is written after. */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
   private save(running: Running) {
     this.ctx.clock.clearTimeout(running.saveTimer);
     running.saveTimer = null;

@@ -35,6 +35,9 @@ export class TurnStore {
   private count = 0;
   private looked: number | null = null;
   private readonly pending = new Map<string, Pending>();
+  /** Each file's writes in flight, for `close`. */
+  private readonly writing = new Set<Promise<void>>();
+  private closed = false;
 
   constructor(
     private readonly dir: string,
@@ -159,8 +162,15 @@ export class TurnStore {
     return join(this.dir, record.session, `${record.turn}.json`);
   }
 
+  /** Serve stops: what is being written is finished, and nothing is written after it. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.writing.size > 0) await Promise.all(this.writing);
+  }
+
   /** Writes (or removes) a file after what is in flight for it; the jobs asked for meanwhile give way to the newest. */
   private persist(path: string, job: Job): Promise<void> {
+    if (this.closed) return Promise.resolve();
     const pending = this.pending.get(path);
     if (pending) {
       pending.next = job;
@@ -169,7 +179,7 @@ export class TurnStore {
     const slot: Pending = { next: null, waiters: [] };
     this.pending.set(path, slot);
     return new Promise((resolve) => {
-      void (async () => {
+      const writing = (async () => {
         let current: Job | null = job;
         let waiters = [resolve];
         while (current !== null) {
@@ -190,6 +200,8 @@ export class TurnStore {
         }
         this.pending.delete(path);
       })();
+      this.writing.add(writing);
+      void writing.finally(() => this.writing.delete(writing));
     });
   }
 
