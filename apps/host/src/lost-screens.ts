@@ -15,28 +15,28 @@ const UNHEARD: RemoteTerminalEvents = {
 };
 
 /**
- * A lost session's screen, shown before it is restarted (issue 36, item 1): a host that died took
- * the terminal, but its last saved screen (saved-screens.ts) is still what the pane showed. Until
- * the session runs again, `session.attach` gives that screen as the checkpoint,
+ * The screen of a session an earlier host ran (issue 36, item 1): lost when that host died, or
+ * ended (exited, failed) before it stopped. That host took the terminal, but the last saved screen
+ * (saved-screens.ts) is still what the pane showed. Until the session runs again, `session.attach` gives that screen as the checkpoint,
  * `session.output` follows nothing, and `session.read` and `session.search` read it as they read
  * a live session's terminal; when it is restarted (or removed) those streams close, and a face
  * attaches again to what runs now.
  */
 export class LostScreens {
   private readonly followers = new Map<string, Set<Connection>>();
-  /** Lost sessions whose saved screen was given to a face: read from disk once per attach, not per resize. */
+  /** Earlier hosts' sessions whose saved screen was given to a face: read from disk once per attach, not per resize. */
   private readonly given = new Set<string>();
 
   constructor(private readonly host: Host) {}
 
-  /** A session this host holds only as lost: its manifest, and its saved screen if it has one. */
+  /** A session this host holds only from an earlier host's manifest: that manifest, and its saved screen if it has one. */
   private lost(session: string) {
     const manifest = this.host.manifests.inherited.get(session);
-    if (this.host.sessions.has(session) || manifest?.lifecycle !== 'lost') return null;
+    if (this.host.sessions.has(session) || !manifest) return null;
     return { manifest, saved: this.host.screens.read(session) };
   }
 
-  /** Whether `session` is a lost one a face was given the view of. */
+  /** Whether `session` is an earlier host's one a face was given the view of. */
   shown(session: string): boolean {
     return this.given.has(session) && !this.host.sessions.has(session);
   }
@@ -51,12 +51,12 @@ export class LostScreens {
     return { checkpoint: screen.checkpoint, output_offset: 0, instance: this.host.instance, generation: manifest.generation, cols: screen.cols, rows: screen.rows, scrollback_rows: screen.scrollback_rows, dropped_rows: 0 };
   }
 
-  /** Its saved screen's lines, as `session.read` gives a live session's; null when `session` is not a lost one. */
+  /** Its saved screen's lines, as `session.read` gives a live session's; null when `session` is not an earlier host's. */
   read(session: string, lines?: number, offset?: number) {
     return this.reading(session, async (terminal, outputGeneration) => ({ ...(await terminal.read(lines, offset)), output_generation: outputGeneration }));
   }
 
-  /** `session.search` over its saved screen and scrollback; null when `session` is not a lost one. */
+  /** `session.search` over its saved screen and scrollback; null when `session` is not an earlier host's. */
   search(session: string, pattern: string, maxMatches?: number) {
     return this.reading(session, (terminal) => terminal.search(pattern, maxMatches));
   }
@@ -81,7 +81,7 @@ export class LostScreens {
 
   /** Nothing follows a saved screen: a stream kept open until the session runs again. */
   output(session: string, offset: number, follow: boolean, connection: Connection) {
-    if (offset !== 0) throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (0): session ${session} is lost`, { reason: 'offset_ahead', field: 'offset' });
+    if (offset !== 0) throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (0): session ${session} is not running`, { reason: 'offset_ahead', field: 'offset' });
     const nothing = { chunks: [], end_offset: 0, following: follow };
     if (!follow) return nothing;
     return new StreamReply(nothing, () => {

@@ -125,6 +125,22 @@ test('an exit saves the last screen; a removed session takes its screen with it;
   expect(existsSync(orphan)).toBe(false);
 });
 
+test('a session an earlier host saw exit reads and shows as its saved screen on the next host', async () => {
+  host = await startHost();
+  const client = await host.connect();
+  const { session } = await client.create({ argv: ['sh', '-c', 'echo the last words; exit 3'] });
+  await client.frame((f) => f.type === 'lifecycle' && f.session === session && f.lifecycle === 'exited');
+  await waitUntil(() => saved(session)?.checkpoint.includes('the last words') === true, 'the exit screen saved');
+  await client.request('host.shutdown', {});
+  await waitUntil(() => !running(host!.pid), 'the host stopped');
+  host.start();
+  const after = await host.connect();
+  expect(await after.request('session.inspect', { session })).toMatchObject({ lifecycle: 'exited', exit_code: 3 });
+  expect(await after.request('session.read', { session, lines: 10 })).toMatchObject({ text: 'the last words', lines: 1, eof: true });
+  expect(await after.request('session.search', { session, pattern: 'LAST' })).toEqual({ matches: [{ line: 1, text: 'the last words' }], truncated: false });
+  expect((await after.request('session.attach', { session })).checkpoint).toContain('the last words');
+});
+
 test('a saved screen that is not one (a FIFO, garbage) is not shown and does not hold the restart up', async () => {
   host = await startHost();
   const client = await host.connect();
