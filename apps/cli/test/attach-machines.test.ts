@@ -91,8 +91,8 @@ test('a far wait rings naming its machine; prefix a goes there (the far workspac
     await window.shows((l) => /^ far\n\s+● builder\s+Need you$/m.test(sidebar(l)), 'Need you under far');
 
     window.keys('C-b', 'a');
-    const there = await window.shows((l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `), "the far pane's screen, focused");
-    expect(text(there)).toContain('far-sh$');
+    // Each far pane attaches on its own through the link: the shell's may come a moment after the agent's.
+    const there = await window.shows((l) => text(l).includes('thinking about: ship it permission') && l.at(-1)!.includes(`▸ ${builder} builder `) && text(l).includes('far-sh$'), "the far panes' screens, builder focused");
     expect(sidebar(there)).toMatch(column(' this machine', 'lead'));
     expect(sidebar(there)).not.toMatch(/^ far$/m);
     expect(await focusOf(far, 'there')).toMatchObject({ active: true, focus: builder });
