@@ -28,6 +28,10 @@ const results = await Promise.all(
       // tsconfig nearest each file, and a library without one reached another through node_modules,
       // which put that library's whole built dist into the bundle beside the sources.
       tsconfig: 'tsconfig.base.json',
+      // `import()` of a builtin, written for laziness, becomes a `require` at the same place: the CLI
+      // runs its bundles through vm.Script (apps/cli/src/code-cache.ts), where Node 20 has no
+      // dynamic import without an experimental flag.
+      supported: { 'dynamic-import': false },
       define: { PANEFLOW_BUILD_ID: JSON.stringify(PLACEHOLDER) },
       banner: { js: '#!/usr/bin/env node' },
       sourcemap: 'linked',

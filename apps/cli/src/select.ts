@@ -78,6 +78,23 @@ export async function resolveSelector(selector: string, where: Where, many = fal
   }
 }
 
+/**
+ * A selector of digits without `--machine`, as the target itself: digits name a pane of this
+ * machine in any workspace (REFERENCE.md §4.2), so a request about one pane can go without
+ * `surface.resolve` before it (one connection, not two: `status` is called in loops). The request's
+ * own not-found is then `noPaneWithId`. Null for any other selector.
+ */
+export function surfaceIdTarget(selector: string, where: Where): Target | null {
+  if (where.machine || selectorKind(selector).kind !== 'surface_id') return null;
+  const surface_id = Number(selector);
+  return Number.isSafeInteger(surface_id) ? { surface_id } : null;
+}
+
+/** A request's not-found for a target from `surfaceIdTarget`, as `surface.resolve` would have said it: exit 3. */
+export function noPaneWithId(error: unknown, selector: string): unknown {
+  return error instanceof CliError && error.reason === 'not_found' ? new CliError(noMatchText(selector, false), 3, 'no_match') : error;
+}
+
 export async function resolveOne(selector: string, where: Where, workspaceId?: string): Promise<Surface> {
   return (await resolveSelector(selector, where, false, workspaceId ?? process.env.PANEFLOW_WORKSPACE_ID))[0];
 }

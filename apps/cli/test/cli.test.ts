@@ -192,7 +192,8 @@ describe('with an instance (scripting and orchestration on)', () => {
     expect(home.run(['status', 'nothing-like-this']).code).toBe(3);
     expect(home.run(['status', `cwd:${home.dir}`]).code).toBe(3); // several panes share it
     expect(home.run(['status', 'cmdline:no-such-program']).code).toBe(3);
-    expect(home.run(['status', '999999']).code).toBe(3);
+    // An id is asked of surface.status at once (no surface.resolve first): its not-found reads as resolve's.
+    for (const verb of ['status', 'read']) expect(home.run([verb, '999999'])).toMatchObject({ code: 3, stderr: 'paneflow: no pane with surface id 999999\n' });
   });
 
   test('a full turn: send --submit is confirmed by state, status and ps follow it, wait --idle returns at its end', async () => {

@@ -42,7 +42,7 @@ test.each([
   [['ps'], 'paneflow-agents.cjs'],
 ])('paneflow %j loads the entry and its family only, and no builtin it does not use (child_process, crypto, readline)', (args, family) => {
   const loaded = loadedBy(args.map((arg) => (arg === 'SURFACE' ? String(surfaceId) : arg)));
-  expect(loaded.bundles.sort()).toEqual(['paneflow.cjs', family].sort());
+  expect(loaded.bundles.sort()).toEqual(['paneflow.cjs', 'paneflow-main.cjs', family].sort());
   expect(loaded.builtins).toContain('net');
   expect(loaded.builtins.filter((name) => ['child_process', 'crypto', 'readline'].includes(name))).toEqual([]);
 });

@@ -1,11 +1,8 @@
-// The client's own modules: the package's index also loads its server, which a CLI verb never needs.
-import { JSONRPCClient } from 'json-rpc-2.0/dist/client';
-import { JSONRPCErrorException } from 'json-rpc-2.0/dist/models';
 import { createConnection, type Socket } from 'node:net';
 import { ErrorCode, RpcError } from '@paneflow/protocol/errors';
-import { encodeLine } from '@paneflow/protocol/line';
+import { requestLine } from '@paneflow/protocol/line';
 import type { MethodName, MethodTable, ParamsOf, ResultOf } from '@paneflow/protocol/schema';
-import { errorResponse, LineReader } from './framing';
+import { LineReader } from './framing';
 
 /** Frames pushed by a streaming method can be large (host output chunks up to 1 MiB). */
 const MAX_INCOMING_LINE_BYTES = 64 * 1024 * 1024;
@@ -31,7 +28,13 @@ export interface RequestOptions {
  * line (a stream's frames) handed to `onFrame` listeners in order.
  */
 export class RpcConnection<T extends MethodTable> {
-  private readonly client: JSONRPCClient;
+  /**
+   * Requests waiting for their answers, by id. Matched here rather than by json-rpc-2.0's client,
+   * whose downlevelled async layers cost a keystroke a tenth of a millisecond in attach (apps/host
+   * README, *A keystroke's echo*) and every CLI verb their loading.
+   */
+  private readonly waiting = new Map<number, { resolve(result: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout }>();
+  private nextId = 1;
   private readonly frameListeners: Array<(frame: Record<string, unknown>) => void> = [];
   private readonly closeListeners: Array<() => void> = [];
   private closedFlag = false;
@@ -42,10 +45,6 @@ export class RpcConnection<T extends MethodTable> {
     readonly endpoint: string,
     private readonly socket: Socket,
   ) {
-    this.client = new JSONRPCClient((request) => {
-      if (this.closedFlag) throw new UnreachableError(endpoint, new Error('connection closed'));
-      socket.write(encodeLine(request));
-    });
     const reader = new LineReader(MAX_INCOMING_LINE_BYTES);
     socket.on('data', (chunk: Buffer) => {
       let lines: string[];
@@ -60,7 +59,7 @@ export class RpcConnection<T extends MethodTable> {
     socket.on('error', () => socket.destroy());
     socket.once('close', () => {
       this.closedFlag = true;
-      this.client.rejectAllPendingRequests(`connection to ${endpoint} closed`);
+      this.failAll(this.connectionError ?? new UnreachableError(endpoint, new Error(`connection to ${endpoint} closed`)));
       for (const listener of this.closeListeners.splice(0)) listener();
     });
   }
@@ -94,20 +93,17 @@ export class RpcConnection<T extends MethodTable> {
    * the type checker spends seconds relating one generic method's types to another's.
    */
   async send(method: string, params: unknown, options: RequestOptions = {}): Promise<unknown> {
-    if (this.closedFlag) throw new UnreachableError(this.endpoint, new Error('connection closed'));
+    if (this.closedFlag) throw this.connectionError ?? new UnreachableError(this.endpoint, new Error('connection closed'));
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    let result: unknown;
-    try {
-      result = await this.client
-        .timeout(timeoutMs, (id) => errorResponse(id, ErrorCode.InternalError, `no answer to ${method} within ${timeoutMs} ms`, { reason: 'timeout' }))
-        .request(method, params as Record<string, unknown>);
-    } catch (error) {
-      if (this.connectionError) throw this.connectionError;
-      // The connection closed under the request: json-rpc-2.0 fails it with code 0.
-      if (this.closedFlag && (!(error instanceof JSONRPCErrorException) || error.code === 0)) throw new UnreachableError(this.endpoint, error as Error);
-      if (error instanceof JSONRPCErrorException) throw new RpcError(error.code, error.message, error.data);
-      throw error;
-    }
+    const id = this.nextId++;
+    const result = await new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new RpcError(ErrorCode.InternalError, `no answer to ${method} within ${timeoutMs} ms`, { reason: 'timeout' }));
+      }, timeoutMs);
+      this.waiting.set(id, { resolve, reject, timer });
+      this.socket.write(requestLine(id, method, params as object));
+    });
     // A server that put its failure in the result (REFERENCE.md §2.2: ours never does) failed all the same.
     const failure = (result as { error?: unknown } | null)?.error;
     if (typeof failure === 'string') throw new RpcError(ErrorCode.InternalError, failure, { reason: 'result_error' });
@@ -154,17 +150,31 @@ export class RpcConnection<T extends MethodTable> {
       return;
     }
     if (message && message.jsonrpc === '2.0' && ('result' in message || 'error' in message)) {
+      const error = message.error as { code: number; message: string; data?: Record<string, unknown> } | undefined;
       if (message.id === null) {
         // An error the server could not tie to a request (connection cap, line too long).
-        const error = message.error as { code: number; message: string };
-        this.client.rejectAllPendingRequests(`${error.code}: ${error.message}`);
-        this.connectionError = new RpcError(error.code, error.message);
+        this.connectionError = new RpcError(error?.code ?? ErrorCode.InternalError, error?.message ?? 'connection refused');
+        this.failAll(this.connectionError);
         return;
       }
-      this.client.receive(message as never);
+      const waiting = typeof message.id === 'number' ? this.waiting.get(message.id) : undefined;
+      // An answer to nothing asked, or to a request given up (timed out), is dropped.
+      if (!waiting) return;
+      this.waiting.delete(message.id as number);
+      clearTimeout(waiting.timer);
+      if (error) waiting.reject(new RpcError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, String(error.message), error.data));
+      else waiting.resolve(message.result);
       return;
     }
     for (const listener of this.frameListeners) listener(message);
+  }
+
+  private failAll(error: Error): void {
+    for (const { reject, timer } of this.waiting.values()) {
+      clearTimeout(timer);
+      reject(error);
+    }
+    this.waiting.clear();
   }
 }
 

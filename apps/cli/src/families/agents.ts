@@ -4,7 +4,7 @@ import { CliError } from '../errors';
 import { request, subscribe } from '../instance';
 import { agentTable, printJson, sessionTable, statusLine } from '../output';
 import { endedBecause } from '../restarts';
-import { localPane, resolveOne, resolveSelector, targetOf } from '../select';
+import { localPane, noPaneWithId, resolveOne, resolveSelector, surfaceIdTarget, targetOf } from '../select';
 import { fleetTable, inboxNow, liveTable } from '../live';
 import { wait } from '../wait';
 import { flag, machineOf, scopeOf, str, whereOf, type Run } from './common';
@@ -61,8 +61,14 @@ export const run: Record<string, Run> = {
     }
   },
   async status(p) {
-    const target = await resolveOne(str(p, 'target'), whereOf(p));
-    const status = await request('surface.status', targetOf(target));
+    const selector = str(p, 'target');
+    const where = whereOf(p);
+    const byId = surfaceIdTarget(selector, where);
+    const status = byId
+      ? await request('surface.status', byId).catch((error: unknown) => {
+          throw noPaneWithId(error, selector);
+        })
+      : await request('surface.status', targetOf(await resolveOne(selector, where)));
     if (flag(p, 'json')) printJson(status);
     else process.stdout.write(statusLine(status) + '\n');
     return 0;
