@@ -109,6 +109,8 @@ export function makeHome(env: Record<string, string> = {}) {
     HOME: join(dir, 'user'),
     PANEFLOW_HOME: join(dir, 'home'),
     XDG_RUNTIME_DIR: join(dir, 'run'),
+    // The CLI's compiled code (apps/cli code-cache.ts) kept beside the user's home, not in it: tests read that home for what a verb changed.
+    XDG_CACHE_HOME: join(dir, 'cache'),
     PANEFLOW_CONFIG: join(dir, 'config.json'),
     PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
     SHELL: '/bin/bash',
