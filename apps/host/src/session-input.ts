@@ -19,6 +19,8 @@ export class SessionInput {
   private waiting = false;
   /** Input writes queue here so that they reach the PTY in the order they came. */
   private tail: Promise<void> = Promise.resolve();
+  /** Writes queued and not finished: with none, the next starts in the request's own turn. */
+  private queued = 0;
 
   constructor(
     private readonly terminal: RemoteTerminal,
@@ -81,11 +83,12 @@ export class SessionInput {
   }
 
   private inTurn<T>(write: () => Promise<T>): Promise<T> {
-    const turn = this.tail.then(write);
-    this.tail = turn.then(
-      () => undefined,
-      () => undefined,
-    );
+    // With nothing before it, a keystroke reaches the PTY at once: behind a `then` it waited for
+    // the socket's stream work Node queued first (apps/host README, *A keystroke's echo*).
+    const turn = this.queued === 0 ? write() : this.tail.then(write);
+    this.queued++;
+    const done = () => void this.queued--;
+    this.tail = turn.then(done, done);
     return turn;
   }
 

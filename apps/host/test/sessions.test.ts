@@ -26,6 +26,16 @@ describe('shells in real PTYs', () => {
     expect(await client.screenMatching(session, /^42-ok$/m)).toMatch(/^42-ok$/m);
   });
 
+  test('input reaches the program in the order it came: a key written at once waits behind a paste that waits for the terminal', async () => {
+    const { session } = await client.create({ argv: ['cat'] });
+    // Not awaited one by one: the key arrives while the paste still waits for the terminal to settle.
+    const paste = client.request('session.input', { session, text: 'pasted', origin: 'user', paste: true });
+    const key = client.request('session.input', { session, text: '!', origin: 'user' });
+    const after = client.request('session.input', { session, text: '?\r', origin: 'user' });
+    await Promise.all([paste, key, after]);
+    expect(await client.screenMatching(session, /^pasted!\?$/m)).toMatch(/^pasted!\?$/m);
+  });
+
   test('the pane gets TERM, TERM_PROGRAM and its Paneflow identity', async () => {
     const { session } = await client.create({
       argv: ['sh', '-c', 'echo "T=$TERM P=$TERM_PROGRAM S=$PANEFLOW_SESSION_ID W=$PANEFLOW_WORKSPACE_ID N=$PANEFLOW_SURFACE_ID X=$MY_VAR"; sleep 30'],
