@@ -42,15 +42,16 @@ function readKept(path: string): Buffer | undefined {
 /** Writes the compile at exit, when it also holds the functions this call ran; whole or not at all, and older builds' copies go. */
 function keepAtExit(script: Script, dir: string, name: string): void {
   process.once('exit', () => {
+    const temp = join(dir, `.${name}.${process.pid}`);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const temp = join(dir, `.${name}.${process.pid}`);
       writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
       renameSync(temp, join(dir, name));
       const bundle = name.slice(0, name.indexOf(`-${BUILD_ID}-`));
       for (const other of readdirSync(dir)) if (other !== name && other.startsWith(`${bundle}-`) && other.endsWith('.v8')) rmSync(join(dir, other), { force: true });
     } catch {
-      // No cache is only slower.
+      // No cache is only slower; a write cut short (a full disk) leaves nothing behind.
+      rmSync(temp, { force: true });
     }
   });
 }

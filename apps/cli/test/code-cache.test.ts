@@ -1,9 +1,10 @@
 // The code V8 compiled of the CLI's bundles, kept per user and build (src/code-cache.ts): written
 // once, then run from; a file that is not V8's or that others could write is never run from, and
 // no cache at all leaves every verb as it was.
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, type Home } from '@paneflow/testing';
+import { CLI, makeHome, type Home } from '@paneflow/testing';
+import { spawn } from 'node:child_process';
 
 let home: Home;
 let cache: string;
@@ -69,4 +70,22 @@ test('with no cache directory to be had, every verb is as it was', () => {
     expect(run.stderr).toMatch(/^paneflow: no Paneflow instance answers/);
     expect(home.run(['--version'], { env }).stdout).toBe(`paneflow ${build}\n`);
   }
+});
+
+test('calls that start together, each writing the first copy, leave one whole file per bundle and no other', async () => {
+  rmSync(dir(), { recursive: true, force: true });
+  const runs = await Promise.all(
+    Array.from({ length: 4 }, () => {
+      const child = spawn(process.execPath, [CLI, 'ls'], { env: home.env });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      return new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+    }),
+  );
+  for (const run of runs) expect(run).toEqual({ code: 1, stderr: expect.stringMatching(/^paneflow: no Paneflow instance answers/) });
+  expect(readdirSync(dir()).sort()).toEqual([kept('paneflow-main'), kept('paneflow-panes')].map((path) => path.slice(dir().length + 1)));
+  // Each copy is one V8 takes: the next call writes none again.
+  const before = statSync(kept('paneflow-panes')).ino;
+  expect(ls().code).toBe(1);
+  expect(statSync(kept('paneflow-panes')).ino).toBe(before);
 });
