@@ -5,6 +5,13 @@ import { deflateInBackground } from './deflate';
 
 /** A stream's frames wait in the tail, not in the socket, once the socket holds this much. */
 const STREAM_HIGH_WATER = 256 * 1024;
+/**
+ * While output flows, a stream sends at most one frame this often, with all that came meanwhile:
+ * a frame per PTY read cost a mirror more to read than its bytes cost to parse (apps/host
+ * README, *Output to mirrors*). The first frame after a quiet spell goes at once, so a
+ * keystroke's echo waits for nothing.
+ */
+export const OUTPUT_GATHER_MS = 16;
 
 /** The newest output bytes, kept as they came; older ones are deflated in segments. */
 const RAW_BYTES = 256 * 1024;
@@ -136,6 +143,8 @@ export interface OutputSource {
 export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean): void {
   let offset = from;
   let waiting = false;
+  let lastSentAt = -Infinity;
+  let gathering: NodeJS.Timeout | null = null;
   // Resizes before `from` are in the checkpoint the mirror started from.
   let resizesSent = session.resizes.filter((m) => m.offset < from).at(-1)?.seq ?? 0;
   const pump = () => {
@@ -160,6 +169,7 @@ export function followOutput(connection: Connection, session: OutputSource, from
       if (data.length === 0) return;
       connection.send({ type: 'output_data', session: session.id, offset, data: data.toString('base64') });
       offset += data.length;
+      lastSentAt = performance.now();
     }
     if (!waiting && !connection.closed) {
       waiting = true;
@@ -169,11 +179,22 @@ export function followOutput(connection: Connection, session: OutputSource, from
       });
     }
   };
-  const unwatch = session.watchOutput(pump);
+  const output = () => {
+    if (gathering) return;
+    const wait = lastSentAt + OUTPUT_GATHER_MS - performance.now();
+    if (wait <= 0) return pump();
+    gathering = setTimeout(() => {
+      gathering = null;
+      pump();
+    }, wait);
+  };
+  const unwatch = session.watchOutput(output);
   const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), OUTPUT_KEEPALIVE_MS) : null;
   const stop = () => {
     unwatch();
     if (ticker) clearInterval(ticker);
+    if (gathering) clearTimeout(gathering);
+    gathering = null;
   };
   connection.onClose(stop);
   pump();

@@ -139,6 +139,22 @@ describe('mirrors: session.attach and session.output', () => {
     stream.close();
   });
 
+  test('while output flows, a stream gathers it into far fewer frames than the program wrote, every byte in order', async () => {
+    // 200 lines 2 ms apart, each its own write, once the stream follows: a frame per read would be about 200.
+    const lines = `let i = 0; const t = setInterval(() => { process.stdout.write('line-' + ++i + '\\n'); if (i === 200) clearInterval(t); }, 2)`;
+    const { session } = await client.create({ argv: [process.execPath, '-e', `process.stdin.once('data', () => { ${lines} }); setTimeout(() => {}, 60000)`] });
+    const { end_offset } = await client.request('session.output', { session, offset: 0 });
+    const stream = await host.outputStream(session, end_offset, false);
+    await client.request('session.input', { session, text: 'go\r', origin: 'automation' });
+    await stream.wait((f) => f.type === 'output_data' && Buffer.from(f.data, 'base64').toString().includes('line-200'));
+    const data = stream.frames.filter((f) => f.type === 'output_data');
+    const text = Buffer.concat(data.map((f) => Buffer.from(f.data, 'base64'))).toString();
+    expect(text.match(/line-\d+/g)).toEqual(Array.from({ length: 200 }, (_, i) => `line-${i + 1}`));
+    // 0.4 s of output at one frame per 16 ms is about 25; well under the 200 reads it took.
+    expect(data.length).toBeLessThan(60);
+    stream.close();
+  });
+
   test('a following stream sends keepalives while the pane is quiet, unless it asked for none', async () => {
     const { session } = await client.create({ argv: BASH });
     await client.screenMatching(session, /^bash-[\d.]+[$#] $/m);
