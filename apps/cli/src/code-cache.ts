@@ -10,15 +10,14 @@ import { BUILD_ID } from '@paneflow/instance/build-id';
 // the code it compiled: kept per user, per build and per Node, the next call skips the compile.
 
 /** `$XDG_CACHE_HOME/paneflow/code`, else `~/.cache/paneflow/code`: the user's own, never shared. */
-function cacheDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache');
+function cacheDir(): string {
+  const { XDG_CACHE_HOME, HOME } = process.env;
+  const base = XDG_CACHE_HOME?.startsWith('/') ? XDG_CACHE_HOME : join(HOME || homedir(), '.cache');
   return join(base, 'paneflow', 'code');
 }
 
-/** The name a bundle's code is kept under: its build (a hash of the bundles) and the Node that compiled it. */
-export function cacheFileName(bundle: string): string {
-  return `${basename(bundle, '.cjs')}-${BUILD_ID}-${process.version}-${process.arch}.v8`;
-}
+/** The name a bundle's code is kept under: the bundle, its build (a hash of the bundles) and the Node that compiled it. */
+const keptName = (bundle: string) => `${bundle}-${BUILD_ID}-${process.version}-${process.arch}.v8`;
 
 /** A kept compile, if there is one this user alone could have written; anything else is no cache. */
 function readKept(path: string): Buffer | undefined {
@@ -40,14 +39,14 @@ function readKept(path: string): Buffer | undefined {
 }
 
 /** Writes the compile at exit, when it also holds the functions this call ran; whole or not at all, and older builds' copies go. */
-function keepAtExit(script: Script, dir: string, name: string): void {
+function keepAtExit(script: Script, dir: string, bundle: string): void {
   process.once('exit', () => {
+    const name = keptName(bundle);
     const temp = join(dir, `.${name}.${process.pid}`);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
       renameSync(temp, join(dir, name));
-      const bundle = name.slice(0, name.indexOf(`-${BUILD_ID}-`));
       for (const other of readdirSync(dir)) if (other !== name && other.startsWith(`${bundle}-`) && other.endsWith('.v8')) rmSync(join(dir, other), { force: true });
     } catch {
       // No cache is only slower; a write cut short (a full disk) leaves nothing behind.
@@ -61,17 +60,17 @@ function keepAtExit(script: Script, dir: string, name: string): void {
  * kept the last time this build ran, or compiled now and kept at exit. Without a cache directory
  * it can write, it is `require` with a compile each time.
  */
-export function requireBundle(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+export function requireBundle(file: string): unknown {
   const loaded = require.cache[file];
   if (loaded) return loaded.exports;
-  const dir = cacheDir(env);
-  const name = cacheFileName(file);
-  const kept = readKept(join(dir, name));
+  const dir = cacheDir();
+  const bundle = basename(file, '.cjs');
+  const kept = readKept(join(dir, keptName(bundle)));
   // The shebang line is left blank, so that line numbers in stacks stay the file's.
   const source = readFileSync(file, 'utf8').replace(/^#!.*/, '');
   // The bundles hold no `import()` (tools/build-app.mjs makes each a `require`): a vm.Script has none without a flag.
   const script = new Script(Module.wrap(source), { filename: file, cachedData: kept });
-  if (!kept || script.cachedDataRejected) keepAtExit(script, dir, name);
+  if (!kept || script.cachedDataRejected) keepAtExit(script, dir, bundle);
   const module = new Module(file);
   module.filename = file;
   require.cache[file] = module;

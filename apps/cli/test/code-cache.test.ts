@@ -19,6 +19,8 @@ afterAll(() => home.cleanup());
 
 const dir = () => join(cache, 'paneflow', 'code');
 const kept = (bundle: string) => join(dir(), `${bundle}-${build}-${process.version}-${process.arch}.v8`);
+/** What `ls` keeps: the entry's bundle and the panes family, each under its own name and no other file. */
+const keptByLs = () => [kept('paneflow-main'), kept('paneflow-panes')].map((path) => path.slice(dir().length + 1));
 /** `ls` with no instance: the entry's bundle and the panes family run, and say nothing answers. */
 const ls = () => home.run(['ls']);
 
@@ -27,7 +29,7 @@ test("the first call keeps the entry's and its family's compiled code, the user'
   const first = ls();
   expect(first.code).toBe(1);
   expect(first.stderr).toMatch(/no Paneflow instance answers/);
-  expect(readdirSync(dir()).sort()).toEqual([kept('paneflow-main'), kept('paneflow-panes')].map((path) => path.slice(dir().length + 1)));
+  expect(readdirSync(dir()).sort()).toEqual(keptByLs());
   expect(statSync(dir()).mode & 0o777).toBe(0o700);
   for (const bundle of ['paneflow-main', 'paneflow-panes']) expect(statSync(kept(bundle)).mode & 0o777).toBe(0o600);
 
@@ -83,7 +85,7 @@ test('calls that start together, each writing the first copy, leave one whole fi
     }),
   );
   for (const run of runs) expect(run).toEqual({ code: 1, stderr: expect.stringMatching(/^paneflow: no Paneflow instance answers/) });
-  expect(readdirSync(dir()).sort()).toEqual([kept('paneflow-main'), kept('paneflow-panes')].map((path) => path.slice(dir().length + 1)));
+  expect(readdirSync(dir()).sort()).toEqual(keptByLs());
   // Each copy is one V8 takes: the next call writes none again.
   const before = statSync(kept('paneflow-panes')).ino;
   expect(ls().code).toBe(1);
