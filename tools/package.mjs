@@ -2,7 +2,8 @@
 // output directory (default out/):
 // - `paneflow`: the bundles of every program the root package.json's `bin` names, side by side in
 //   one directory (the CLI's families and sibling programs are found beside the running bundle),
-//   with node-pty, the one module the bundles keep external, as the only dependency; and in
+//   with node-pty, the one module the bundles keep external, as the only dependency, the Node-API
+//   modules the apps' builds make (for this machine's architecture) beside them; and in
 //   `desktop/`, where `paneflow web` looks, the web face's server and the renderer's files;
 // - each published library, packed from its own folder as its package.json describes it.
 // Usage: node tools/package.mjs [outdir]
@@ -21,12 +22,20 @@ const LAYOUT = JSON.parse(readFileSync(join(root, 'libs/instance/src/layout.json
 const WEB = { server: join('apps', LAYOUT.web.server.checkout), assets: join('apps', LAYOUT.web.assets.checkout) };
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 
+/** The outfiles of a build step in an app's build: the odd arguments after `tools/<tool>` (pairs of source and outfile). */
+function buildOutputs(appDir, tool) {
+  const steps = readJson(join(root, appDir, 'project.json')).targets.build.command.split('&&').map((step) => step.trim().split(/\s+/));
+  return steps.flatMap((step) => {
+    const at = step.indexOf(`tools/${tool}`);
+    return at === -1 ? [] : step.slice(at + 1).filter((_, i) => i % 2 === 1);
+  });
+}
+
 /** The bundles an app's build writes: the outfiles of its `tools/build-app.mjs <entry> <outfile>…` command. */
 function appBundles(appDir) {
-  const command = readJson(join(root, appDir, 'project.json')).targets.build.command.split(/\s+/);
-  const at = command.indexOf('tools/build-app.mjs');
-  if (at === -1) throw new Error(`${appDir}: its build is not tools/build-app.mjs, so its bundles are unknown`);
-  return command.slice(at + 1).filter((_, i) => i % 2 === 1);
+  const bundles = buildOutputs(appDir, 'build-app.mjs');
+  if (bundles.length === 0) throw new Error(`${appDir}: its build is not tools/build-app.mjs, so its bundles are unknown`);
+  return bundles;
 }
 
 /** Stages the `paneflow` package: every bundle of the apps behind the root's bins, in one flat directory. */
@@ -40,6 +49,12 @@ function stagePaneflow(stage) {
   const missing = bundles.filter((bundle) => !existsSync(join(root, bundle)));
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')} (npm run build)`);
   for (const bundle of bundles) copyFileSync(join(root, bundle), join(stage, basename(bundle)));
+  // Node-API modules (`tools/build-native.mjs`) go beside the bundles that load them, built for this
+  // system's architecture; one the build could not make is left out, and its program goes on without it.
+  for (const module of apps.flatMap((app) => buildOutputs(app, 'build-native.mjs'))) {
+    if (existsSync(join(root, module))) copyFileSync(join(root, module), join(stage, basename(module)));
+    else process.stderr.write(`package: ${module} is not built; the package goes without it\n`);
+  }
   // What programs.ts will look for once installed must be what was staged.
   for (const [program, place] of Object.entries(LAYOUT.programs)) {
     if (!names.includes(place.installed)) throw new Error(`layout.json installs ${program} as ${place.installed}, which no bin's app builds`);

@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 
 // tools/fresh-bundles.cjs, jest's globalSetup: a test run against an app bundle older than a file
 // it was built from is refused with one line that names both and the build to run.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { staleBundle } = require('../fresh-bundles.cjs') as { staleBundle(root: string, projectDir: string): string | null };
 
 let root: string;

@@ -108,6 +108,12 @@ describe('the paneflow package', () => {
     expect(places.filter((place) => !existsSync(join(installed, place)))).toEqual([]);
   });
 
+  test('holds the host’s malloc_trim module beside the host, and `paneflow doctor` finds it there for a host on glibc’s malloc', () => {
+    const doctor = spawnSync('paneflow', ['doctor', '--json'], { cwd: env.HOME, env: { ...env, PANEFLOW_HOST_JEMALLOC: '0' }, encoding: 'utf8', timeout: 60_000 });
+    const allocator = (JSON.parse(doctor.stdout) as { checks: { name: string; state: string; detail: string }[] }).checks.find((check) => check.name === 'allocator');
+    expect(allocator).toMatchObject({ state: 'ok', detail: `glibc malloc, its heap trimmed after panes close (${join(installed, 'paneflow-malloc-trim.node')})` });
+  });
+
   test('`paneflow --version` names the build it was packed from', () => {
     const version = paneflow('--version');
     expect(outcome(version)).toEqual({ status: 0, stderr: '' });

@@ -2,7 +2,7 @@
 // and the terminal probe as a person meets it, inside tmux (which does not answer OSC 7501) and
 // inside a Paneflow pane (which does).
 import { CLI, makeHome, refuseWrites, Tmux, until, type Home } from '@paneflow/testing';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 interface Check {
@@ -77,6 +77,19 @@ test('nothing running: warnings, not failures; doctor starts nothing', () => {
   expect(report.named('serve')).toMatchObject({ state: 'warn', fix: 'paneflow start' });
   expect(report.named('claude-code hooks')).toMatchObject({ state: 'warn', fix: 'paneflow hooks setup' });
   expect(home.run(['serve', 'status']).code).toBe(1);
+});
+
+test('the allocator: jemalloc where the system has it; without, glibc trimmed by the host’s module, or a warning when the build made none', () => {
+  expect(doctor().named('allocator')).toMatchObject({ state: 'ok', detail: expect.stringMatching(/^jemalloc \(.*libjemalloc\.so\.2\)$/) });
+  const glibc = doctor({ PANEFLOW_HOST_JEMALLOC: '0' }).named('allocator');
+  expect(glibc).toMatchObject({ state: 'ok', detail: expect.stringMatching(/^glibc malloc, its heap trimmed after panes close \(.*apps\/host\/dist\/paneflow-malloc-trim\.node\)$/) });
+  // A host installed where no compiler built the module: the bundle alone.
+  const lone = join(home.dir, 'lone-host/paneflow-host.cjs');
+  mkdirSync(dirname(lone));
+  copyFileSync(join(dirname(CLI), '../../host/dist/paneflow-host.cjs'), lone);
+  const none = doctor({ PANEFLOW_HOST_JEMALLOC: '0', PANEFLOW_HOST_BIN: lone }).named('allocator');
+  expect(none).toMatchObject({ state: 'warn', fix: 'sudo apt-get install libjemalloc2, then restart the host' });
+  expect(none.detail).toMatch(/^no libjemalloc2 and no paneflow-malloc-trim\.node/);
 });
 
 test('a stale hook: it runs a paneflow-ai-hook that is no longer there; FAIL with its fix, exit 1', () => {

@@ -73,6 +73,21 @@ describe('starting and stopping', () => {
     expect(text.split('\n').slice(0, 3)).toEqual(['LD_PRELOAD=libc.so.6', 'MALLOC_CONF=narenas:3', 'END']);
   });
 
+  test('on glibc’s malloc (no jemalloc) a removed session’s memory is collected, then the heap trimmed by the build’s module', async () => {
+    host = makeHostHome();
+    host.env.PANEFLOW_HOST_JEMALLOC = '0';
+    host.start();
+    const maps = () => readFileSync(`/proc/${host!.pid}/maps`, 'utf8');
+    expect(maps()).not.toContain('libjemalloc');
+    expect(maps()).not.toContain('paneflow-malloc-trim.node');
+    const client = await host.connect();
+    const { session } = await client.create({ argv: ['sh', '-c', 'echo END'] });
+    await client.screenMatching(session, /^END$/m);
+    await client.request('session.stop', { session });
+    await client.request('session.remove', { session });
+    await waitUntil(() => maps().includes(join(HOST_BIN, '..', 'paneflow-malloc-trim.node')), 'the host loads its malloc_trim module');
+  });
+
   test('status says what runs; stop is refused while sessions live, unless forced', async () => {
     host = await startHost();
     const status = hostCli(host.env, 'status');

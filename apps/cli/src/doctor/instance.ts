@@ -1,15 +1,15 @@
 // `paneflow doctor`, the instance: where it lives, whether it runs, what runs against what is
 // installed, its sockets, gates, logs and allocator.
 import { hostStatus, serveStatus } from '@paneflow/instance/bootstrap';
-import { findJemalloc } from '@paneflow/instance/allocator';
+import { hostJemalloc, MALLOC_TRIM_MODULE } from '@paneflow/instance/allocator';
 import { BUILD_ID } from '@paneflow/instance/build-id';
 import { checkPrivateDirectory, type Endpoints } from '@paneflow/instance/endpoints';
 import { LOG_CAP_BYTES, LOG_GENERATIONS } from '@paneflow/instance/files';
-import { programCommand, type ProgramName } from '@paneflow/instance/programs';
+import { programCommand, programPath, type ProgramName } from '@paneflow/instance/programs';
 import { PUBLIC_PROTOCOL_VERSION } from '@paneflow/protocol/versions';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { check, type Check } from './report';
 
 const group = 'instance' as const;
@@ -89,10 +89,27 @@ function logCheck(home: string, name: 'host' | 'serve'): Check | null {
   return check(group, `${name} log`, 'ok', `${megabytes(total)} in ${sizes.length} file(s), rotated at ${megabytes(LOG_CAP_BYTES)}`);
 }
 
-function jemallocCheck(hostPid: number | null): Check {
-  const library = findJemalloc();
+/**
+ * What gives the host's freed memory back: jemalloc where the system has it, else glibc's heap
+ * trimmed by the module the host's build makes (apps/host/native); with neither, a host keeps what
+ * many busy panes once held.
+ */
+/** The host's malloc_trim module, where the installed host's build made it; null if it did not. */
+function trimModule(): string | null {
+  try {
+    const path = join(dirname(programPath('paneflow-host')), MALLOC_TRIM_MODULE);
+    return existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+function allocatorCheck(hostPid: number | null): Check {
+  const library = hostJemalloc(process.env);
   if (library === null) {
-    return check(group, 'allocator', 'warn', 'no libjemalloc2: after many busy panes close, the host keeps more memory than it needs (glibc malloc keeps its freed heap)', 'sudo apt-get install libjemalloc2, then restart the host');
+    const trim = trimModule();
+    if (trim !== null) return check(group, 'allocator', 'ok', `glibc malloc, its heap trimmed after panes close (${trim})`);
+    return check(group, 'allocator', 'warn', `no libjemalloc2 and no ${MALLOC_TRIM_MODULE} (the host's build makes it with a C compiler): after many busy panes close, the host keeps more memory than it needs`, 'sudo apt-get install libjemalloc2, then restart the host');
   }
   let used: boolean | null = null;
   try {
@@ -134,6 +151,6 @@ export async function instanceChecks(endpoints: Endpoints): Promise<{ checks: Ch
   checks.push(socketCheck('public socket', endpoints.publicSocket, serving));
   checks.push(socketCheck('host socket', endpoints.hostSocket, hosting));
   checks.push(...[logCheck(endpoints.home, 'host'), logCheck(endpoints.home, 'serve')].flatMap((c) => c ?? []));
-  checks.push(jemallocCheck(hosting ? host.pid : null));
+  checks.push(allocatorCheck(hosting ? host.pid : null));
   return { checks, serving };
 }
