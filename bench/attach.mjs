@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { call, hasCommand, percentile, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
+import { call, cpuSeconds, hasCommand, percentile, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
@@ -61,9 +61,7 @@ function usage(pids) {
   let switches = 0;
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu += (Number(fields[11]) + Number(fields[12])) * 10;
+      cpu += cpuSeconds(pid) * 1000;
       switches += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
     } catch {
       // gone
@@ -194,8 +192,7 @@ try {
 }
 
 const [own, ref] = results;
-// CPU is counted in clock ticks (10 ms): a window's figures are exact to one tick of it.
-reportFigures({ paneflow: own, tmux: ref, cpuTick: 10 / WINDOW_MS });
+reportFigures({ paneflow: own, tmux: ref });
 const row = (name, unit, f, digits = 1) => console.log(`  ${name.padEnd(34)} ${f(own).toFixed(digits).padStart(9)} ${f(ref).toFixed(digits).padStart(9)}  ${unit.padEnd(8)} ${f(ref) ? (f(own) / f(ref)).toFixed(2) + '×' : ''}`);
 console.log(`${' '.repeat(36)}paneflow      tmux`);
 row('keystroke → echo p50', 'ms', (r) => r.p50, 2);

@@ -58,8 +58,7 @@ try {
   const attach = tmux ? figures('attach') : null;
   budget('attach echo p50 ÷ tmux', { figure: attach?.paneflow.p50, anchor: attach?.tmux.p50, unit: 'ms', target: 1.5, digits: 2 });
   budget('attach echo p99 ÷ tmux', { figure: attach?.paneflow.p99, anchor: attach?.tmux.p99, unit: 'ms', target: 1.5, digits: 2 });
-  // tmux idles near nothing: an anchor under one clock tick is taken as one tick.
-  const cpu = (share) => attach && Math.max(share, attach.cpuTick) * 100;
+  const cpu = (share) => attach && share * 100;
   budget('CPU, one pane streaming ÷ tmux', { figure: cpu(attach?.paneflow.streamCpu), anchor: cpu(attach?.tmux.streamCpu), unit: '% core', target: 2 });
   budget('CPU, 8 agents working ÷ tmux', { figure: cpu(attach?.paneflow.agents.cpu), anchor: cpu(attach?.tmux.agents.cpu), unit: '% core', target: 2 });
   budget('attach wakeups, all idle', { figure: attach?.paneflow.idleWakeups, unit: '/s', target: 0 });

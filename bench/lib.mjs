@@ -1,6 +1,6 @@
 // Shared by the benchmarks: a temp instance home, a raw JSON-RPC connection, statistics.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,8 +154,20 @@ export function rssMiB(pid) {
   }
 }
 
-/** CPU time (user + system) a process has used, in seconds (clock ticks of 1/100 s). */
+/**
+ * CPU time a process's threads have run, in seconds, to the nanosecond: the scheduler's own count
+ * (`/proc/<pid>/task/<tid>/schedstat`), not `stat`'s clock ticks of 10 ms, against which tmux's
+ * share of a short window was often none or one. A thread that ended in between takes its time
+ * along; the processes measured keep theirs (Node's pool and V8's workers live as long as it).
+ */
 export function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  let nanoseconds = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return nanoseconds / 1e9;
 }

@@ -17,6 +17,16 @@ export const OUTPUT_GATHER_MS = 16;
 const RAW_BYTES = 256 * 1024;
 /** Bytes per deflated segment. */
 const SEGMENT_BYTES = 256 * 1024;
+/**
+ * A segment is deflated this long after it left the raw window, if it is still kept: a pane that
+ * floods (over 8 MiB a second) drops its segments before then, and deflating them was a sixth of
+ * the host's CPU under a `cat` flood, on cores the parse needed (apps/host README, *Throughput*).
+ * What a pane holds raw meanwhile is at most what it wrote in that second, within the 8 MiB.
+ */
+export const DEFLATE_AFTER_MS = 1000;
+
+/** How a tail deflates a segment: on the thread pool, by default. */
+export type Deflate = (data: Uint8Array, done: (deflated: Buffer | null) => void) => void;
 
 interface Segment {
   start: number;
@@ -24,17 +34,19 @@ interface Segment {
   /** Deflated once `deflated` is true; until then the bytes as they came. */
   data: Buffer;
   deflated: boolean;
+  /** When its deflate is due (Date.now() time); null once asked for. */
+  deflateAt: number | null;
   /** Still kept: a deflate that finishes after its segment went is thrown away. */
   held: boolean;
 }
 
 /**
  * A session's output bytes by absolute offset: the last 8 MiB. The newest 256 KiB (what a mirror
- * that keeps up reads) stay in the chunks the PTY gave; older bytes are deflated in segments of
- * 256 KiB on libuv's thread pool (off the thread that parses; read as they came until that is
- * done), inflated when a mirror that lags reads them (the last one read is kept inflated), so a
- * busy pane's tail costs a fraction of 8 MiB. A reader asks from an offset and gets what
- * follows, or learns the bytes are gone.
+ * that keeps up reads) stay in the chunks the PTY gave; older bytes go in segments of 256 KiB,
+ * deflated a second later (DEFLATE_AFTER_MS) on libuv's thread pool (off the thread that parses;
+ * read as they came until that is done), inflated when a mirror that lags reads them (the last one
+ * read is kept inflated), so a busy pane's tail costs a fraction of 8 MiB. A reader asks from an
+ * offset and gets what follows, or learns the bytes are gone.
  */
 export class OutputTail {
   private segments: Segment[] = [];
@@ -45,6 +57,14 @@ export class OutputTail {
   private inflated: { start: number; data: Buffer } | null = null;
   /** Offset one past the last byte. */
   end = 0;
+
+  private deflateTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly deflate: Deflate = deflateInBackground,
+    private readonly deflateAfterMs = DEFLATE_AFTER_MS,
+  ) {}
 
   /** Offset of the first kept byte. */
   private get start(): number {
@@ -70,15 +90,40 @@ export class OutputTail {
       taken.push(chunk);
       length += chunk.length;
     }
-    const segment: Segment = { start: this.rawStart, length, data: Buffer.concat(taken, length), deflated: false, held: true };
+    const segment: Segment = { start: this.rawStart, length, data: Buffer.concat(taken, length), deflated: false, deflateAt: Date.now() + this.deflateAfterMs, held: true };
     this.segments.push(segment);
-    deflateInBackground(segment.data, (deflated) => {
-      if (!deflated || !segment.held) return;
-      segment.data = deflated;
-      segment.deflated = true;
-    });
     this.rawStart += length;
     this.rawBytes -= length;
+    this.armDeflate();
+  }
+
+  /** One timer for the tail, at the oldest kept segment's deflate time; a segment dropped before it is never deflated. */
+  private armDeflate() {
+    if (this.deflateTimer || this.closed) return;
+    const next = this.segments.find((segment) => segment.deflateAt !== null);
+    if (!next) return;
+    this.deflateTimer = setTimeout(() => {
+      this.deflateTimer = null;
+      const now = Date.now();
+      for (const segment of this.segments) {
+        if (segment.deflateAt === null || segment.deflateAt > now) continue;
+        segment.deflateAt = null;
+        this.deflate(segment.data, (deflated) => {
+          if (!deflated || !segment.held) return;
+          segment.data = deflated;
+          segment.deflated = true;
+        });
+      }
+      this.armDeflate();
+    }, Math.max(0, next.deflateAt! - Date.now()));
+    this.deflateTimer.unref();
+  }
+
+  /** Its session is gone: nothing more is deflated (what is kept stays readable). */
+  close(): void {
+    this.closed = true;
+    if (this.deflateTimer) clearTimeout(this.deflateTimer);
+    this.deflateTimer = null;
   }
 
   /**

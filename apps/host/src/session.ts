@@ -323,6 +323,7 @@ export class Session {
     this.foreground.stop();
     this.pty?.kill('SIGKILL');
     this.terminal.dispose();
+    this.output.close();
     for (const watcher of [...this.outputWatchers]) watcher();
     this.outputWatchers.clear();
     collectSoon();

@@ -2,6 +2,7 @@
 // deflated segments give back exactly what went in, and drop only the oldest, at their limits.
 import type { KeptRow } from '@paneflow/screen';
 import { OUTPUT_TAIL_BYTES } from '@paneflow/protocol';
+import { deflateInBackground } from '../src/deflate';
 import { OutputTail } from '../src/output';
 import { ScrollbackStore } from '../src/scrollback';
 
@@ -105,14 +106,48 @@ describe('OutputTail', () => {
     return Buffer.concat(parts);
   }
 
-  test('every kept byte reads back exactly, from deflated segments and raw chunks alike', () => {
-    const tail = new OutputTail();
+  /** A tail whose deflates are due at once, counted: each one's end is a promise to wait for. */
+  function countedTail() {
+    const deflates: Promise<void>[] = [];
+    let bytes = 0;
+    const tail = new OutputTail((data, done) => {
+      bytes += data.length;
+      deflates.push(new Promise((resolve) => deflateInBackground(data, (deflated) => (done(deflated), resolve()))));
+    }, 0);
+    // The tail's timer was set first, so it has run when this one does: every due deflate asked for.
+    const deflated = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await Promise.all(deflates);
+      return { segments: deflates.length, bytes };
+    };
+    return { tail, deflated };
+  }
+
+  test('every kept byte reads back exactly, from raw segments, deflated ones and raw chunks alike', async () => {
+    const { tail, deflated } = countedTail();
     const all = feed(tail, 3 * MiB + 12345);
-    for (const offset of [0, 1, 262_143, 262_144, MiB + 77, all.length - 100_000, all.length - 1, all.length]) {
-      // Buffer.equals: jest's deep equality walks megabytes byte by byte.
-      expect(readFrom(tail, offset)?.equals(all.subarray(offset))).toBe(true);
-    }
+    const offsets = [0, 1, 262_143, 262_144, MiB + 77, all.length - 100_000, all.length - 1, all.length];
+    // Buffer.equals: jest's deep equality walks megabytes byte by byte.
+    for (const offset of offsets) expect(readFrom(tail, offset)?.equals(all.subarray(offset))).toBe(true);
+    expect((await deflated()).segments).toBeGreaterThanOrEqual(10);
+    for (const offset of offsets) expect(readFrom(tail, offset)?.equals(all.subarray(offset))).toBe(true);
     expect(tail.read(5, 10)?.equals(all.subarray(5, 15))).toBe(true);
+  });
+
+  test('a segment dropped before its deflate is due is never deflated (a flood costs no deflate); a closed tail deflates nothing', async () => {
+    const flood = countedTail();
+    const all = feed(flood.tail, 12 * MiB);
+    // Of the 12 MiB made into segments, only what was still kept when the deflates came due.
+    const { segments, bytes } = await flood.deflated();
+    expect(segments).toBeGreaterThan(20);
+    expect(bytes).toBeLessThanOrEqual(OUTPUT_TAIL_BYTES);
+    const firstKept = all.length - OUTPUT_TAIL_BYTES + 512 * 1024;
+    expect(readFrom(flood.tail, firstKept)?.equals(all.subarray(firstKept))).toBe(true);
+
+    const closed = countedTail();
+    feed(closed.tail, 3 * MiB);
+    closed.tail.close();
+    expect((await closed.deflated()).segments).toBe(0);
   });
 
   test('past 8 MiB the oldest bytes go: a read before them is null, after them exact', () => {
