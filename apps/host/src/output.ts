@@ -25,9 +25,6 @@ const SEGMENT_BYTES = 256 * 1024;
  */
 export const DEFLATE_AFTER_MS = 1000;
 
-/** How a tail deflates a segment: on the thread pool, by default. */
-export type Deflate = (data: Uint8Array, done: (deflated: Buffer | null) => void) => void;
-
 interface Segment {
   start: number;
   length: number;
@@ -62,7 +59,8 @@ export class OutputTail {
   private closed = false;
 
   constructor(
-    private readonly deflate: Deflate = deflateInBackground,
+    /** How a segment is deflated (a test counts the calls). */
+    private readonly deflate: typeof deflateInBackground = deflateInBackground,
     private readonly deflateAfterMs = DEFLATE_AFTER_MS,
   ) {}
 
@@ -100,8 +98,8 @@ export class OutputTail {
   /** One timer for the tail, at the oldest kept segment's deflate time; a segment dropped before it is never deflated. */
   private armDeflate() {
     if (this.deflateTimer || this.closed) return;
-    const next = this.segments.find((segment) => segment.deflateAt !== null);
-    if (!next) return;
+    const due = this.segments.find((segment) => segment.deflateAt !== null)?.deflateAt ?? null;
+    if (due === null) return;
     this.deflateTimer = setTimeout(() => {
       this.deflateTimer = null;
       const now = Date.now();
@@ -115,7 +113,7 @@ export class OutputTail {
         });
       }
       this.armDeflate();
-    }, Math.max(0, next.deflateAt! - Date.now()));
+    }, Math.max(0, due - Date.now()));
     this.deflateTimer.unref();
   }
 

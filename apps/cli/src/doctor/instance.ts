@@ -89,11 +89,6 @@ function logCheck(home: string, name: 'host' | 'serve'): Check | null {
   return check(group, `${name} log`, 'ok', `${megabytes(total)} in ${sizes.length} file(s), rotated at ${megabytes(LOG_CAP_BYTES)}`);
 }
 
-/**
- * What gives the host's freed memory back: jemalloc where the system has it, else glibc's heap
- * trimmed by the module the host's build makes (apps/host/native); with neither, a host keeps what
- * many busy panes once held.
- */
 /** The host's malloc_trim module, where the installed host's build made it; null if it did not. */
 function trimModule(): string | null {
   try {
@@ -104,6 +99,11 @@ function trimModule(): string | null {
   }
 }
 
+/**
+ * What gives the host's freed memory back: jemalloc where the system has it, else glibc's heap
+ * trimmed by the module the host's build makes (apps/host/native); with neither, a host keeps what
+ * many busy panes once held.
+ */
 function allocatorCheck(hostPid: number | null): Check {
   const library = hostJemalloc(process.env);
   if (library === null) {
