@@ -93,6 +93,9 @@ function linkPids(): number[] {
     throw new Error(`${error.message}; the screen:\n${window.capture().join('\n')}`, { cause: error });
   });
 
+  // The typed prompt's turn reaches its question before the link goes: "thinking" on screen comes first.
+  await until(async () => (await farAgents()).find((a) => a.surface_id === surface && a.state === 'waiting_for_input'), 'the far agent asking about the typed prompt');
+
   // The ssh connection killed: the far side keeps its agent; the link comes back by itself.
   const [link] = linkPids();
   process.kill(link, 'SIGKILL');
