@@ -8,8 +8,8 @@ const STREAM_HIGH_WATER = 256 * 1024;
 /**
  * While output flows, a stream sends at most one frame this often, with all that came meanwhile:
  * a frame per PTY read cost a mirror more to read than its bytes cost to parse (apps/host
- * README, *Output to mirrors*). The first frame after a quiet spell goes at once, so a
- * keystroke's echo waits for nothing.
+ * README, *Output to mirrors*). The first frame after a quiet spell, and the first after a
+ * person's input, go at once, so a keystroke's echo waits for nothing.
  */
 export const OUTPUT_GATHER_MS = 16;
 
@@ -170,6 +170,8 @@ export interface OutputSource {
   readonly id: string;
   readonly output: OutputTail;
   readonly resizes: readonly ResizeMark[];
+  /** When a person's input last reached the PTY (performance.now()). */
+  readonly inputs: { readonly typedAt: number };
   /** True once the session is gone: a restart made a new generation, or it was removed. */
   readonly disposed: boolean;
   watchOutput(listener: () => void): () => void;
@@ -183,7 +185,7 @@ export interface OutputSource {
  * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
  * With `keepalive`, a `keepalive` frame every 2 s shows a quiet stream is still there.
  */
-export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean): void {
+export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean, gatherMs = OUTPUT_GATHER_MS): void {
   let offset = from;
   let waiting = false;
   let lastSentAt = -Infinity;
@@ -223,9 +225,14 @@ export function followOutput(connection: Connection, session: OutputSource, from
     }
   };
   const output = () => {
+    // What follows a person's keystroke is its echo: sent now, even into a gather begun before it.
+    const wait = session.inputs.typedAt > lastSentAt ? 0 : lastSentAt + gatherMs - performance.now();
+    if (wait <= 0) {
+      if (gathering) clearTimeout(gathering);
+      gathering = null;
+      return pump();
+    }
     if (gathering) return;
-    const wait = lastSentAt + OUTPUT_GATHER_MS - performance.now();
-    if (wait <= 0) return pump();
     gathering = setTimeout(() => {
       gathering = null;
       pump();

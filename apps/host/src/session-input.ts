@@ -16,6 +16,8 @@ export type LivePty = () => { write(data: string): void };
 export class SessionInput {
   /** What a person typed while the program declared a wait: serve's record of who answered it. */
   typed: TypedInput | null = null;
+  /** When a person's input last reached the PTY (performance.now()): the output after it is its echo. */
+  typedAt = -Infinity;
   private waiting = false;
   /** Input writes queue here so that they reach the PTY in the order they came. */
   private tail: Promise<void> = Promise.resolve();
@@ -94,6 +96,7 @@ export class SessionInput {
 
   private async write(bytes: string, origin: InputOrigin): Promise<number> {
     this.livePty().write(bytes);
+    if (origin === 'user') this.typedAt = performance.now();
     // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
     if (origin === 'user') await this.terminal.userInput();
     return Buffer.byteLength(bytes);

@@ -101,7 +101,7 @@ export class Session {
   private inbox = 0;
   private paused = false;
   private exited: Promise<void> | null = null;
-  private readonly inputs: SessionInput;
+  readonly inputs: SessionInput;
 
   constructor(
     spec: LaunchSpec,
