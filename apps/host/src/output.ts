@@ -184,6 +184,7 @@ export interface OutputSource {
  * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
  * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
  * With `keepalive`, a `keepalive` frame every 2 s shows a quiet stream is still there.
+ * `gatherMs` is OUTPUT_GATHER_MS but in a test, which widens it so that what is gathered stays so.
  */
 export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean, gatherMs = OUTPUT_GATHER_MS): void {
   let offset = from;
