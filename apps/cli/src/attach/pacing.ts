@@ -3,9 +3,8 @@ const OUTPUT_FRAME_MS = 33;
 
 /**
  * When `attach` draws: only once something changed; while only output changes, at most every
- * 33 ms; the echo of a keystroke at once, in the turn that brought it; never while the last frame
- * is still being written, so a slow terminal gets fewer frames, never a backlog. With nothing
- * changing there is no timer at all.
+ * 33 ms; the echo of a keystroke at once; never while the last frame is still being written, so a
+ * slow terminal gets fewer frames, never a backlog. With nothing changing there is no timer at all.
  */
 export class FramePacer {
   /** Frames go out only once the terminal is taken over: one drawn before would be on the other screen. */
@@ -16,25 +15,21 @@ export class FramePacer {
   private soon: NodeJS.Immediate | null = null;
   private later: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
-  /** A frame is being composed: what it changes meanwhile is for the next frame. */
-  private composing = false;
   private lastAt = 0;
   private dirty = false;
 
   /** `draw` composes a frame and resolves once the terminal has taken it. */
   constructor(private readonly draw: () => Promise<void>) {}
 
-  /** Something changed (`output`: a pane's output, which may be an echo): a frame will show it. */
-  request(output = false): void {
+  /** Something changed: a frame will show it. */
+  request(): void {
     this.dirty = true;
-    this.schedule(output);
+    this.schedule();
   }
 
-  private schedule(output = false): void {
-    if (!this.running || this.soon || this.writing || this.composing) return;
-    // The echo goes at once even while a capped frame is waiting (a stream plus typing costs one
-    // extra frame per key), and in the turn that brought it: the turn's end cost it about 50 µs.
-    if (this.echoDue && output) return this.fire();
+  private schedule(): void {
+    if (!this.running || this.soon || this.writing) return;
+    // The echo goes at once even while a capped frame is waiting (a stream plus typing costs one extra frame per key).
     const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - Date.now();
     if (wait > 0) {
       this.later ??= setTimeout(() => this.fire(), wait);
@@ -52,14 +47,7 @@ export class FramePacer {
     if (!this.dirty || !this.running) return;
     this.dirty = false;
     this.lastAt = Date.now();
-    this.composing = true;
-    let written: Promise<void>;
-    try {
-      written = this.draw();
-    } finally {
-      this.composing = false;
-    }
-    this.writing = written.then(() => {
+    this.writing = this.draw().then(() => {
       this.writing = null;
       if (this.dirty) this.schedule();
     });
