@@ -90,6 +90,8 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
   };
   try {
     const token = randomUUID();
+    // Playwright makes its temp directories before it looks for the program, and leaves them when there is none.
+    if (!existsSync(executablePath)) throw launchFailure(executablePath, new Error('no such file'));
     browser = await chromium.launch({ executablePath, args: FLAGS, timeout: launchTimeoutMs, env: { ...process.env, [MARK]: token } }).catch((error: Error) => {
       killLaunch(token);
       throw launchFailure(executablePath, error);

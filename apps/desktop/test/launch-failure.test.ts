@@ -1,5 +1,6 @@
 // A browser that cannot start fails the desktop tests at once with one line, and leaves nothing
-// behind: no process, no instance, no socket, and nothing that keeps the test process alive.
+// behind: no process, no instance, no socket, no temp directory, and nothing that keeps the test
+// process alive.
 // Needs no Chromium: the executables are a path where nothing is, a program that is no browser,
 // and one that starts and never answers (given up after the launch timeout, and killed).
 import { resolveEndpoints } from '@paneflow/instance';
@@ -7,7 +8,7 @@ import { isListening } from '@paneflow/rpc';
 import { makeHome, ROOT, type Home } from '@paneflow/testing';
 import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let home: Home;
@@ -36,10 +37,14 @@ afterAll(() => {
   home?.cleanup();
 });
 
+/** The harness's temp directory, where Playwright makes the browser's profile. */
+const tmp = () => join(home.dir, 'tmp');
+
 /** Runs the harness with `executable` as Chromium until it ends, by itself. */
 function openDesktopWith(executable: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  mkdirSync(tmp(), { recursive: true });
   // A launch that hangs is given up after 3 s here (60 s by default).
-  const child = spawn(process.execPath, [program, executable, '3000'], { env: { ...home.env, NODE_PATH: join(ROOT, 'node_modules') } });
+  const child = spawn(process.execPath, [program, executable, '3000'], { env: { ...home.env, TMPDIR: tmp(), NODE_PATH: join(ROOT, 'node_modules') } });
   running = child;
   let stdout = '';
   let stderr = '';
@@ -104,4 +109,5 @@ test.each([
   const { publicSocket, hostSocket } = resolveEndpoints(home.env);
   expect({ serve: await isListening(publicSocket), host: await isListening(hostSocket) }).toEqual({ serve: false, host: false });
   expect(socketsUnder(home.dir)).toEqual([]);
+  expect(readdirSync(tmp())).toEqual([]);
 });
