@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { call, cpuSeconds, hasCommand, percentile, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
+import { call, cpuSeconds, hasCommand, killTmux, percentile, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
@@ -187,7 +187,7 @@ try {
   results[1].agents = await busyWindow(tmuxTeam, () => [tmuxTeam.term.pid, serverPid]);
   tmuxTeam.term.kill();
 } finally {
-  spawnSync('tmux', ['-L', tmuxName, 'kill-server']);
+  killTmux(tmuxName);
   instance.stop();
 }
 

@@ -6,7 +6,7 @@
 // Run: npm run bench:cli
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { againstNode, call, hasCommand, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
+import { againstNode, call, hasCommand, killTmux, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
 
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 
@@ -25,7 +25,7 @@ try {
     try {
       results['tmux list-panes'] = againstNode('tmux', ['-L', name, 'list-panes'], { env: instance.env });
     } finally {
-      spawnSync('tmux', ['-L', name, 'kill-server']);
+      killTmux(name);
     }
   }
 } finally {

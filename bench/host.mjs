@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, hasCommand, median, percentile, reportFigures, SHORT, startHost } from './lib.mjs';
+import { connect, hasCommand, killTmux, median, percentile, reportFigures, SHORT, startHost } from './lib.mjs';
 
 // The short form (`npm run bench:budgets`): no latency part. Both take the median of three runs:
 // one run's ratio moved between 1.36× and 1.60× on a quiet machine, as either side's run did.
@@ -74,7 +74,7 @@ try {
       spawnSync('tmux', ['-L', name, 'new-session', '-d', '-x', '80', '-y', '24', `cat ${file}; tmux -L ${name} wait-for -S done`]);
       spawnSync('tmux', ['-L', name, 'wait-for', 'done']);
       tmuxSeconds.push(Number(process.hrtime.bigint() - started) / 1e9);
-      spawnSync('tmux', ['-L', name, 'kill-server']);
+      killTmux(name);
     }
     results.tmux = SIZE / 1e6 / median(tmuxSeconds);
   }

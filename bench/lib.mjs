@@ -171,3 +171,9 @@ export function cpuSeconds(pid) {
   }
   return nanoseconds / 1e9;
 }
+
+/** Ends the tmux server of `-L name`, and removes the socket file tmux 3.3a leaves behind (`$TMUX_TMPDIR`, else /tmp, then `tmux-UID`). */
+export function killTmux(name) {
+  spawnSync('tmux', ['-L', name, 'kill-server'], { stdio: 'ignore' });
+  rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, name), { force: true });
+}

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, connect, cpuSeconds, hasCommand, median, reportFigures, ROOT, rssMiB, SHORT, startHost, startServe } from './lib.mjs';
+import { call, connect, cpuSeconds, hasCommand, killTmux, median, reportFigures, ROOT, rssMiB, SHORT, startHost, startServe } from './lib.mjs';
 
 const PANES = 32;
 const LINES_PER_S = 1000;
@@ -98,7 +98,7 @@ async function tmuxMemory() {
     result.after = rssMiB(pid);
     return result;
   } finally {
-    tmux('kill-server');
+    killTmux(name);
   }
 }
 
@@ -165,7 +165,7 @@ function tmuxThroughput() {
   spawnSync('tmux', ['-L', name, '-f', '/dev/null', 'new-session', '-d', '-x', '80', '-y', '24', `cat ${catFile}; tmux -L ${name} wait-for -S done`]);
   spawnSync('tmux', ['-L', name, 'wait-for', 'done']);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  spawnSync('tmux', ['-L', name, 'kill-server']);
+  killTmux(name);
   return CAT_BYTES / 1e6 / seconds;
 }
 

@@ -1,9 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from './until';
 
 let servers = 0;
+
+/** Where tmux keeps the socket of `-L name` (tmux(1): `$TMUX_TMPDIR`, else /tmp, then `tmux-UID`). */
+export function tmuxSocketPath(name: string): string {
+  return join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name);
+}
 
 /**
  * A private tmux server, the real outer terminal for terminal clients in tests: windows run a
@@ -46,6 +51,8 @@ export class Tmux {
 
   kill(): void {
     spawnSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+    // tmux 3.3a leaves its socket file behind when its server ends.
+    rmSync(tmuxSocketPath(this.socket), { force: true });
   }
 }
 
