@@ -130,6 +130,8 @@ test('split, focus moves, zoom, next workspace, close with the confirmation, det
 
   // A pane whose agent is working asks first; n keeps it, y closes it.
   await home.rpc('surface.focus', { surface_id: below });
+  // Keys go to the pane attach has in focus: once serve's event has reached it, not before.
+  await window.shows((l) => l.at(-1)!.includes(`▸ ${below} `), 'the focus moved by serve, in the status line');
   // A login shell's profile may reset PATH: the fixture agent by its full path, named claude.
   window.type(`exec ${home.dir}/bin/claude --work-ms 60000`);
   window.keys('Enter');
