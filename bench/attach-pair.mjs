@@ -6,7 +6,7 @@
 // Env: WINDOWS (8), WINDOW_MS (4000), WARM_MS (2500) before the first window.
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { call, cpuSeconds, ROOT, startServe } from './lib.mjs';
+import { cpuSeconds, startServe, upAgents } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 const builds = process.argv.slice(2, 4).map((dir) => resolve(dir));
@@ -17,19 +17,12 @@ if (builds.length !== 2) {
 const WINDOWS = Number(process.env.WINDOWS ?? 8);
 const WINDOW_MS = Number(process.env.WINDOW_MS ?? 4000);
 const WARM_MS = Number(process.env.WARM_MS ?? 2500);
-const AGENTS = 8;
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 const instance = startServe({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
 const clients = [];
 try {
-  // The workload of bench/attach.mjs: each agent takes a turn by itself 1.5 s after its last.
-  const agent = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
-  await call(instance.socket, 'workspace.up', {
-    name: 'agents',
-    layout: 'tiled',
-    panes: Array.from({ length: AGENTS }, (_, i) => ({ name: `agent-${i}`, cwd: instance.dir, command: agent, focus: i === 0, env: {} })),
-  });
+  await upAgents(instance, 'agents');
   for (const dir of builds) {
     const client = pty.spawn(process.execPath, [join(dir, 'paneflow.cjs'), 'attach', 'agents'], { name: 'xterm-256color', cols: 120, rows: 32, env: { ...instance.env, TERM: 'xterm-256color' } });
     client.onData(() => undefined);

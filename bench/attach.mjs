@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { call, cpuSeconds, hasCommand, killTmux, percentile, reportFigures, ROOT, SHORT, startServe } from './lib.mjs';
+import { AGENTS, agentCommand, call, cpuSeconds, hasCommand, killTmux, percentile, reportFigures, ROOT, SHORT, startServe, upAgents } from './lib.mjs';
 
 const pty = createRequire(import.meta.url)('node-pty');
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
@@ -89,12 +89,6 @@ async function busyWindow(client, pids, servers = null) {
 /** The pid a `status` subcommand of paneflow-host or paneflow-serve reports. */
 const pidOf = (bin) => JSON.parse(spawnSync(process.execPath, [join(ROOT, bin), 'status'], { env: instance.env, encoding: 'utf8' }).stdout).pid;
 
-// Eight fixture agents, each taking a turn by itself 1.5 s after the last (working for 400 ms, then
-// done: none of its tasks asks a question), tiled in one window: what an outer terminal pays while
-// a team works.
-const AGENTS = 8;
-const agentCommand = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
-
 async function measure(label, client, pids, startStream, stopStream) {
   // Keystroke → echo: one character typed into `cat`, until the outer terminal shows it. Each is
   // an ideograph of its own: no escape sequence and no earlier keystroke's echo can contain it.
@@ -151,11 +145,8 @@ try {
     await measure('paneflow attach', paneflow, () => [paneflow.term.pid], () => void sendStream('i=0; while :; do i=$((i+1)); echo "line $i"; sleep 0.002; done'), () => void call(instance.socket, 'surface.send_keystroke', { surface_id: streamPane, keystroke: 'ctrl-c', scope: 'all' })),
   );
   paneflow.term.kill();
-  await call(instance.socket, 'workspace.up', {
-    name: 'agents',
-    layout: 'tiled',
-    panes: Array.from({ length: AGENTS }, (_, i) => ({ name: `agent-${i}`, cwd: instance.dir, command: agentCommand, focus: i === 0, env: {} })),
-  });
+  // The benches' team of agents (bench/lib.mjs), tiled in one window: what an outer terminal pays while a team works.
+  await upAgents(instance, 'agents');
   const team = outer(process.execPath, [CLI, 'attach', 'agents'], { ...instance.env, TERM: 'xterm-256color' });
   await team.next('agent-0', 15_000).catch(() => undefined);
   await sleep(2000);

@@ -172,6 +172,21 @@ export function cpuSeconds(pid) {
   return nanoseconds / 1e9;
 }
 
+/**
+ * The benches' team: AGENTS fixture agents, each taking a turn by itself 1.5 s after the last
+ * (working for 400 ms, then done: none of its tasks asks a question). `agentCommand` runs one (in
+ * tmux too); `upAgents` tiles them in one workspace of `instance`.
+ */
+export const AGENTS = 8;
+export const agentCommand = `exec ${process.execPath} ${join(ROOT, 'fixtures/agent.mjs')} --auto 1500 --work-ms 400`;
+export function upAgents(instance, name) {
+  return call(instance.socket, 'workspace.up', {
+    name,
+    layout: 'tiled',
+    panes: Array.from({ length: AGENTS }, (_, i) => ({ name: `agent-${i}`, cwd: instance.dir, command: agentCommand, focus: i === 0, env: {} })),
+  });
+}
+
 /** Ends the tmux server of `-L name`, and removes the socket file tmux 3.3a leaves behind (`$TMUX_TMPDIR`, else /tmp, then `tmux-UID`). */
 export function killTmux(name) {
   spawnSync('tmux', ['-L', name, 'kill-server'], { stdio: 'ignore' });

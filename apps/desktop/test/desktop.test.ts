@@ -142,7 +142,10 @@ describe('the renderer against a real instance', () => {
     await history.waitFor({ state: 'visible' });
     const liveTop = (await rows(live))[0];
     expect(liveTop).toMatch(/^deep-0(19|20)\d{3}$/);
-    await until(async () => (await rows(history))[0] === liveTop, 'the history shown from the line the live view stood at');
+    let historyTop = '';
+    await until(async () => (historyTop = (await rows(history))[0]) === liveTop || null, 'the history shown from the line the live view stood at').catch((error: Error) => {
+      throw new Error(`${error.message}: live ${liveTop}, history ${historyTop}`);
+    });
     expect(await box.locator('.history-bar').textContent()).toMatch(/^History: 30\d{3} lines/);
     await shot('history');
     await drag(history, 'top');

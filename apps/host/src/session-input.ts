@@ -96,9 +96,11 @@ export class SessionInput {
 
   private async write(bytes: string, origin: InputOrigin): Promise<number> {
     this.livePty().write(bytes);
-    if (origin === 'user') this.typedAt = performance.now();
-    // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
-    if (origin === 'user') await this.terminal.userInput();
+    if (origin === 'user') {
+      this.typedAt = performance.now();
+      // Only a real keyboard acknowledges results; automation never does (OSC7501.md §10).
+      await this.terminal.userInput();
+    }
     return Buffer.byteLength(bytes);
   }
 }
