@@ -27,7 +27,11 @@ export class TerminalText {
    */
   serialize(scrollback: number, deepBytes: number): { checkpoint: string; scrollback_rows: number } {
     const buffer = this.term.buffer.normal;
-    const inTerminal = Math.min(scrollback, Math.max(0, buffer.baseY - (this.deep?.firstUnarchived() ?? 0)));
+    // Negative when a resize to more rows brought moved rows back onto the screen: the terminal is
+    // serialized from the first row not moved (the addon counts `scrollback + rows` rows from the
+    // end), and the store's copies, true where the terminal's may predate a skimmed flood, fill
+    // the screen's top.
+    const inTerminal = Math.min(scrollback, Math.max(-this.term.rows, buffer.baseY - (this.deep?.firstUnarchived() ?? 0)));
     let rowsLeft = scrollback - inTerminal;
     let bytesLeft = deepBytes;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
@@ -47,10 +51,18 @@ export class TerminalText {
       });
     const texts = replayed.flat();
     let prefix = texts.map((text, i) => (i > 0 && !deepRows[i].wrapped ? '\r\n' : '') + text).join('');
-    // The terminal's first row starts a line of its own unless it continues the last deep row.
-    if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) prefix += '\r\n';
+    if (inTerminal <= 0 && deepRows.length > 0) {
+      // Without scrollback the addon lays its rows out from where it starts writing, as on a screen
+      // of their own (blank rows at the end left out, the cursor moved down to its row): the deep
+      // rows go up until only the store's rows the screen shows are on it, and it starts below them.
+      const onScreen = -inTerminal;
+      prefix += '\r\n'.repeat(this.term.rows - onScreen) + `\x1b[${onScreen + 1};1H`;
+    } else if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) {
+      // The terminal's first row starts a line of its own unless it continues the last deep row.
+      prefix += '\r\n';
+    }
     const checkpoint = prefix + this.serializer.serialize({ scrollback: inTerminal }) + modesBeyondSerialize(this.term);
-    return { checkpoint, scrollback_rows: deepRows.length + inTerminal };
+    return { checkpoint, scrollback_rows: Math.max(0, deepRows.length + inTerminal) };
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */

@@ -138,20 +138,34 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(lines.slice(1, -1)).toEqual(Array.from({ length: lines.length - 2 }, (_, k) => line(LINES - lines.length + 2 + k).text));
   });
 
-  test('a resize keeps every line once: stored rows as printed, the terminal’s own reflowed', async () => {
+  test('a resize keeps every line once: stored rows as printed, the terminal’s own reflowed; read and attach alike', async () => {
     const SHORT = 3000; // lines
     const program = `for (let i = 0; i < ${SHORT}; i++) process.stdout.write(('line-' + i + ' ').padEnd(50, '.') + '\\r\\n'); process.stdout.write('x'.repeat(100) + '\\r\\nprinted-all\\r\\n'); setInterval(() => {}, 1000);`;
     const { session: resized } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
     await client.screenMatching(resized, /^printed-all$/m, 60_000);
     // 50 columns: two rows each at 30 columns, so the narrowing reflow doubles the terminal's rows.
     const expected = [...Array.from({ length: SHORT }, (_, i) => `line-${i} `.padEnd(50, '.')), 'x'.repeat(100), 'printed-all'];
+    const attached = async () => {
+      const start = await client.request('session.attach', { session: resized });
+      const term = mirror(start.cols, start.rows);
+      await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+      const { baseY, cursorY, cursorX } = term.buffer.active;
+      expect([term.buffer.active.getLine(baseY + cursorY - 1)!.translateToString(true), cursorX]).toEqual(['printed-all', 0]);
+      const lines = logicalLines(term);
+      term.dispose();
+      return lines.slice(0, lines.lastIndexOf('printed-all') + 1);
+    };
     const before = await client.request('session.read', { session: resized, lines: 4000 });
     expect(before.text.split('\n')).toEqual(expected);
+    expect(await attached()).toEqual(expected);
     await client.request('session.resize', { session: resized, cols: 30, rows: 10 });
     const narrow = await client.request('session.read', { session: resized, lines: 4000 });
     expect(narrow.text.split('\n')).toEqual(expected);
+    expect(await attached()).toEqual(expected);
+    // Taller: xterm brings rows back from its scrollback onto the screen, rows already in the store.
     await client.request('session.resize', { session: resized, cols: 120, rows: 30 });
     expect((await client.request('session.read', { session: resized, lines: 4000 })).text.split('\n')).toEqual(expected);
+    expect(await attached()).toEqual(expected);
   });
 
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
