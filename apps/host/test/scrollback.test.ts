@@ -168,6 +168,23 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(await attached()).toEqual(expected);
   });
 
+  test('after a resize, an attach lays out a screen that is blank below its first row as the terminal has it', async () => {
+    // ED 2 blanks the screen and keeps the scrollback; the resize moves all of it to the store.
+    const program = `for (let i = 0; i < 1000; i++) process.stdout.write('old-' + i + '\\r\\n'); process.stdout.write('\\x1b[H\\x1b[2Jtop-row\\r\\n> '); setInterval(() => {}, 1000);`;
+    const { session: cleared } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(cleared, /^top-row$/m, 60_000);
+    await client.request('session.resize', { session: cleared, cols: 70, rows: 20 });
+    const start = await client.request('session.attach', { session: cleared });
+    const term = mirror(start.cols, start.rows);
+    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+    const buffer = term.buffer.active;
+    const screen = Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.baseY + y)!.translateToString(true));
+    expect(screen).toEqual(['top-row', '> ', ...Array<string>(term.rows - 2).fill('')]);
+    expect([buffer.cursorY, buffer.cursorX]).toEqual([1, 2]);
+    expect(buffer.getLine(buffer.baseY - 1)!.translateToString(true)).toBe('old-976'); // the rows on the screen (old-977 on) were blanked
+    term.dispose();
+  });
+
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
     const { session: cleared } = await client.create({ argv: [process.execPath, '-e', `${PRINTER.replace("'printed-all", "'\\x1b[3J\\x1b[H\\x1b[2Jprinted-all")}`], scrollback: 100_000 });
     await client.screenMatching(cleared, /^printed-all$/m, 60_000);
