@@ -125,3 +125,37 @@ test('lines that are not answers are frames, in order', async () => {
   ]);
   connection.destroy();
 });
+
+test('two connections reading at once each get their own frames whole, however the reads split them (one read buffer serves every connection)', async () => {
+  const peers: Socket[] = [];
+  let twoConnected!: () => void;
+  const connected = new Promise<void>((resolve) => (twoConnected = resolve));
+  const twoServer = createServer((socket) => peers.push(socket) === 2 && twoConnected());
+  const own = join(path, '..', 'two.sock');
+  await new Promise<void>((resolve) => twoServer.listen(own, resolve));
+  const connections = [await RpcConnection.connect(own), await RpcConnection.connect(own)];
+  try {
+    await connected;
+    // Frames longer than one read, written in pieces that alternate between the two sockets.
+    const frame = (who: number, i: number) => ({ type: 'output', who, i, data: `${who}:${i}:`.padEnd(150_000, String.fromCharCode(97 + who + i)) });
+    const received: unknown[][] = [[], []];
+    let arrivedAll!: () => void;
+    const all = new Promise<void>((resolve) => (arrivedAll = resolve));
+    connections.forEach((connection, who) =>
+      connection.onFrame((f) => {
+        received[who].push(f);
+        if (received[0].length === 3 && received[1].length === 3) arrivedAll();
+      }),
+    );
+    const lines = [0, 1].map((who) => [0, 1, 2].map((i) => JSON.stringify(frame(who, i)) + '\n').join(''));
+    for (let at = 0; at < lines[0].length; at += 40_000) {
+      for (const who of [0, 1]) await new Promise((written) => peers[who].write(lines[who].slice(at, at + 40_000), written));
+    }
+    await all;
+    expect(received).toEqual([0, 1].map((who) => [0, 1, 2].map((i) => frame(who, i))));
+  } finally {
+    for (const peer of peers) peer.destroy();
+    for (const connection of connections) connection.destroy();
+    await new Promise((closed) => twoServer.close(closed));
+  }
+});
