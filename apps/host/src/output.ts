@@ -6,10 +6,11 @@ import { deflateInBackground } from './deflate';
 /** A stream's frames wait in the tail, not in the socket, once the socket holds this much. */
 const STREAM_HIGH_WATER = 256 * 1024;
 /**
- * While output flows, a stream sends at most one frame this often, with all that came meanwhile:
- * a frame per PTY read cost a mirror more to read than its bytes cost to parse (apps/host
- * README, *Output to mirrors*). The first frame after a quiet spell, and the first after a
- * person's input, go at once, so a keystroke's echo waits for nothing.
+ * Output waits this long for more before a stream sends it, all in one frame: a frame per PTY
+ * read cost a mirror more to read than its bytes cost to parse, and a program's one change is
+ * often several writes (its text, then its OSC 7501 report), each of which woke every mirror
+ * (apps/host README, *Output to mirrors*). The first output after a person's input goes at once,
+ * so a keystroke's echo waits for nothing.
  */
 export const OUTPUT_GATHER_MS = 16;
 
@@ -184,9 +185,8 @@ export interface OutputSource {
  * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
  * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
  * With `keepalive`, a `keepalive` frame every 2 s shows a quiet stream is still there.
- * `gatherMs` is OUTPUT_GATHER_MS but in a test, which widens it so that what is gathered stays so.
  */
-export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean, gatherMs = OUTPUT_GATHER_MS): void {
+export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean): void {
   let offset = from;
   let waiting = false;
   let lastSentAt = -Infinity;
@@ -227,8 +227,7 @@ export function followOutput(connection: Connection, session: OutputSource, from
   };
   const output = () => {
     // What follows a person's keystroke is its echo: sent now, even into a gather begun before it.
-    const wait = session.inputs.typedAt > lastSentAt ? 0 : lastSentAt + gatherMs - performance.now();
-    if (wait <= 0) {
+    if (session.inputs.typedAt > lastSentAt) {
       if (gathering) clearTimeout(gathering);
       gathering = null;
       return pump();
@@ -237,7 +236,7 @@ export function followOutput(connection: Connection, session: OutputSource, from
     gathering = setTimeout(() => {
       gathering = null;
       pump();
-    }, wait);
+    }, OUTPUT_GATHER_MS);
   };
   const unwatch = session.watchOutput(output);
   const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), OUTPUT_KEEPALIVE_MS) : null;

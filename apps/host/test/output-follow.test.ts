@@ -1,11 +1,11 @@
-// When a `session.output` stream sends (src/output.ts followOutput): while output flows it gathers
-// what comes into one frame a gather window; the first output after a quiet spell, and the first
-// after a person's input reached the PTY, go at once. In process, with a gather window of a minute,
-// so that "gathered" and "sent" differ without a clock in the test.
+// When a `session.output` stream sends (src/output.ts followOutput): output waits a gather window
+// for more and goes in one frame; the first output after a person's input reached the PTY goes at
+// once, with what waited before it. In process, on jest's clock.
 import type { Connection } from '@paneflow/rpc';
-import { followOutput, OutputTail, type OutputSource } from '../src/output';
+import { followOutput, OUTPUT_GATHER_MS, OutputTail, type OutputSource } from '../src/output';
 
-const MINUTE_MS = 60_000;
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
 
 /** A session whose output the test writes, and a connection that keeps what is sent to it. */
 function following() {
@@ -30,7 +30,7 @@ function following() {
     onDrain: () => undefined,
     onClose: (listener: () => void) => closers.push(listener),
   } as unknown as Connection;
-  followOutput(connection, session, 0, false, MINUTE_MS);
+  followOutput(connection, session, 0, false);
   return {
     session,
     /** The program printed `text`. */
@@ -44,26 +44,35 @@ function following() {
   };
 }
 
-test('output after a quiet spell goes at once; more within the window waits to be gathered', () => {
+test('output waits the gather window for more, after a quiet spell too, and goes in one frame', () => {
   const stream = following();
-  stream.print('first');
-  expect(stream.frames()).toEqual(['first']);
-  stream.print('second');
-  stream.print('third');
-  expect(stream.frames()).toEqual(['first']);
+  stream.print('text');
+  stream.print('\x1b]7501;state=done\x1b\\');
+  jest.advanceTimersByTime(OUTPUT_GATHER_MS - 1);
+  expect(stream.frames()).toEqual([]);
+  jest.advanceTimersByTime(1);
+  expect(stream.frames()).toEqual(['text\x1b]7501;state=done\x1b\\']);
+  // Still flowing: the next frame gathers as long.
+  stream.print('more');
+  jest.advanceTimersByTime(OUTPUT_GATHER_MS - 1);
+  stream.print(' and more');
+  expect(stream.frames()).toHaveLength(1);
+  jest.advanceTimersByTime(1);
+  expect(stream.frames().at(-1)).toBe('more and more');
   stream.close();
 });
 
 test("a person's input ends the gather: the output after it (its echo) goes at once, with what waited before it", () => {
   const stream = following();
   stream.print('flood-1');
-  stream.print('flood-2');
-  expect(stream.frames()).toEqual(['flood-1']);
+  expect(stream.frames()).toEqual([]);
   stream.session.inputs.typedAt = performance.now();
   stream.print('x');
-  expect(stream.frames()).toEqual(['flood-1', 'flood-2x']);
+  expect(stream.frames()).toEqual(['flood-1x']);
   // One frame for the key: what comes next is gathered again.
-  stream.print('flood-3');
-  expect(stream.frames()).toEqual(['flood-1', 'flood-2x']);
+  stream.print('flood-2');
+  expect(stream.frames()).toEqual(['flood-1x']);
+  jest.advanceTimersByTime(OUTPUT_GATHER_MS);
+  expect(stream.frames()).toEqual(['flood-1x', 'flood-2']);
   stream.close();
 });
