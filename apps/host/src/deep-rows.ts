@@ -30,6 +30,12 @@ export class DeepRows {
    * its row is trimmed, everything above went with it, and the terminal holds no moved row.
    */
   private boundary: IMarker | null = null;
+  /**
+   * The text of the rows a resize to more rows brought back onto the screen from above the border
+   * (rows in the store), as they were then, the nearest the border last. After a skimmed flood
+   * xterm's copies there are rows from before it, not what the store holds.
+   */
+  private broughtBack: string[] = [];
 
   constructor(
     private readonly term: Terminal,
@@ -117,6 +123,24 @@ export class DeepRows {
     for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
     this.boundary.dispose();
     this.boundary = this.term.registerMarker(row - buffer.baseY - buffer.cursorY) ?? null;
+    this.broughtBack = [];
+    for (let above = buffer.baseY; above < this.firstUnarchived(); above++) this.broughtBack.push(buffer.getLine(above)?.translateToString(true) ?? '');
+  }
+
+  /**
+   * How many of the screen's top rows, above the border, a checkpoint takes from the store: all of
+   * them while none has changed since a resize brought them back (the store's are the true rows
+   * then), none once the program drew over any (the screen is then what it drew).
+   */
+  screenRowsFromStore(): number {
+    const buffer = this.term.buffer.normal;
+    const border = this.firstUnarchived();
+    const onScreen = border - buffer.baseY;
+    if (onScreen <= 0 || onScreen > this.broughtBack.length) return 0;
+    for (let m = 1; m <= onScreen; m++) {
+      if (buffer.getLine(border - m)?.translateToString(true) !== this.broughtBack[this.broughtBack.length - m]) return 0;
+    }
+    return onScreen;
   }
 
   /** Moves the terminal's oldest scrollback rows to the store while more than `over` wait there. */

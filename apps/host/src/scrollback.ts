@@ -169,15 +169,21 @@ export class ScrollbackStore {
   }
 
   /**
-   * The newest rows, oldest first, one block at a time from the newest back: each block's rows
-   * (newest block first) go to `take`, which returns how many of them, from the block's end, it
-   * keeps; a block not kept whole is the last read.
+   * The newest rows but the last `skip`, oldest first, one block at a time from the newest back:
+   * each block's rows (newest block first) go to `take`, which returns how many of them, from the
+   * block's end, it keeps; a block not kept whole is the last read.
    */
-  rowsFromEnd(take: (rows: KeptRow[]) => number): KeptRow[] {
+  rowsFromEnd(take: (rows: KeptRow[]) => number, skip = 0): KeptRow[] {
     const all = this.all();
     const kept: KeptRow[][] = [];
     for (let from = all.length; from > 0; ) {
-      const rows = this.rowsOf(all[--from]);
+      let rows = this.rowsOf(all[--from]);
+      if (skip >= rows.length) {
+        skip -= rows.length;
+        continue;
+      }
+      rows = rows.slice(0, rows.length - skip);
+      skip = 0;
       const count = Math.min(rows.length, Math.max(0, take(rows)));
       kept.unshift(rows.slice(rows.length - count));
       if (count < rows.length) break;

@@ -185,6 +185,23 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     term.dispose();
   });
 
+  test('after a resize to more rows after a flood, an attach shows the rows brought back onto the screen as the store holds them', async () => {
+    // One write of 1000 lines is skimmed: xterm's own rows above its screen are from before it.
+    const program = `let out = ''; for (let i = 0; i < 1000; i++) out += 'old-' + i + '\\r\\n'; process.stdout.write(out + 'printed-all'); setInterval(() => {}, 1000);`;
+    const { session: flooded } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(flooded, /^printed-all$/m, 60_000);
+    await client.request('session.resize', { session: flooded, cols: 80, rows: 40 });
+    const start = await client.request('session.attach', { session: flooded });
+    const term = mirror(start.cols, start.rows);
+    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+    const buffer = term.buffer.active;
+    const rows = Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true));
+    expect(rows.slice(0, rows.lastIndexOf('printed-all') + 1)).toEqual([...Array.from({ length: 1000 }, (_, i) => `old-${i}`), 'printed-all']);
+    expect(rows.slice(buffer.baseY, buffer.baseY + 16)).toEqual(Array.from({ length: 16 }, (_, i) => `old-${961 + i}`));
+    expect([buffer.cursorY, buffer.cursorX]).toEqual([39, 11]);
+    term.dispose();
+  });
+
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
     const { session: cleared } = await client.create({ argv: [process.execPath, '-e', `${PRINTER.replace("'printed-all", "'\\x1b[3J\\x1b[H\\x1b[2Jprinted-all")}`], scrollback: 100_000 });
     await client.screenMatching(cleared, /^printed-all$/m, 60_000);
