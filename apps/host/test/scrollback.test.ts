@@ -59,6 +59,17 @@ function logicalLines(term: Terminal): string[] {
   return lines;
 }
 
+/** A mirror built from an attach of `session`: its rows (scrollback and screen), the screen's, the cursor's place. */
+async function attachedMirror(session: string) {
+  const start = await client.request('session.attach', { session });
+  const term = mirror(start.cols, start.rows);
+  await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+  const buffer = term.buffer.active;
+  const rows = Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true));
+  term.dispose();
+  return { rows, screen: rows.slice(buffer.baseY), cursor: [buffer.cursorY, buffer.cursorX] };
+}
+
 describe('deep scrollback, kept compactly past the terminal', () => {
   let session: string;
   beforeAll(async () => {
@@ -174,15 +185,10 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     const { session: cleared } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
     await client.screenMatching(cleared, /^top-row$/m, 60_000);
     await client.request('session.resize', { session: cleared, cols: 70, rows: 20 });
-    const start = await client.request('session.attach', { session: cleared });
-    const term = mirror(start.cols, start.rows);
-    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
-    const buffer = term.buffer.active;
-    const screen = Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.baseY + y)!.translateToString(true));
-    expect(screen).toEqual(['top-row', '> ', ...Array<string>(term.rows - 2).fill('')]);
-    expect([buffer.cursorY, buffer.cursorX]).toEqual([1, 2]);
-    expect(buffer.getLine(buffer.baseY - 1)!.translateToString(true)).toBe('old-976'); // the rows on the screen (old-977 on) were blanked
-    term.dispose();
+    const { rows, screen, cursor } = await attachedMirror(cleared);
+    expect(screen).toEqual(['top-row', '> ', ...Array<string>(18).fill('')]);
+    expect(cursor).toEqual([1, 2]);
+    expect(rows[rows.length - screen.length - 1]).toBe('old-976'); // the rows on the screen (old-977 on) were blanked
   });
 
   test('after a resize to more rows after a flood, an attach shows the rows brought back onto the screen as the store holds them', async () => {
@@ -191,15 +197,10 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     const { session: flooded } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
     await client.screenMatching(flooded, /^printed-all$/m, 60_000);
     await client.request('session.resize', { session: flooded, cols: 80, rows: 40 });
-    const start = await client.request('session.attach', { session: flooded });
-    const term = mirror(start.cols, start.rows);
-    await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
-    const buffer = term.buffer.active;
-    const rows = Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true));
+    const { rows, screen, cursor } = await attachedMirror(flooded);
     expect(rows.slice(0, rows.lastIndexOf('printed-all') + 1)).toEqual([...Array.from({ length: 1000 }, (_, i) => `old-${i}`), 'printed-all']);
-    expect(rows.slice(buffer.baseY, buffer.baseY + 16)).toEqual(Array.from({ length: 16 }, (_, i) => `old-${961 + i}`));
-    expect([buffer.cursorY, buffer.cursorX]).toEqual([39, 11]);
-    term.dispose();
+    expect(screen.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `old-${961 + i}`));
+    expect(cursor).toEqual([39, 11]);
   });
 
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
