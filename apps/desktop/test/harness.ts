@@ -45,11 +45,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-const noChromium = (path: string) => new Error(`no Chromium at ${path}: install Debian's chromium (apt-get install chromium)`);
-
 /** Why Chromium at `path` did not start, in one line: Playwright's own message runs to dozens. */
 function launchFailure(path: string, error: Error): Error {
-  if (!existsSync(path)) return noChromium(path);
   const reason = error.message.split('\n')[0].replace(/^browserType\.launch: /, '');
   // The browser's last complaint on stderr (a missing library, a bad flag) says most.
   const said = [...error.message.matchAll(/^\[pid=\d+\]\[err\] (.+)$/gm)].at(-1)?.[1];
@@ -93,7 +90,7 @@ export async function openDesktop(env: NodeJS.ProcessEnv, viewport = { width: 12
   try {
     const token = randomUUID();
     // Playwright makes its temp directories before it looks for the program, and leaves them when there is none.
-    if (!existsSync(executablePath)) throw noChromium(executablePath);
+    if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}: install Debian's chromium (apt-get install chromium)`);
     browser = await chromium.launch({ executablePath, args: FLAGS, timeout: launchTimeoutMs, env: { ...process.env, [MARK]: token } }).catch((error: Error) => {
       killLaunch(token);
       throw launchFailure(executablePath, error);

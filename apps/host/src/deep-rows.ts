@@ -124,7 +124,8 @@ export class DeepRows {
     this.boundary.dispose();
     this.boundary = this.term.registerMarker(row - buffer.baseY - buffer.cursorY) ?? null;
     this.broughtBack = [];
-    for (let above = buffer.baseY; above < this.firstUnarchived(); above++) this.broughtBack.push(buffer.getLine(above)?.translateToString(true) ?? '');
+    const border = this.firstUnarchived();
+    for (let above = buffer.baseY; above < border; above++) this.broughtBack.push(buffer.getLine(above)?.translateToString(true) ?? '');
   }
 
   /**
