@@ -1,5 +1,5 @@
-import { writeSync, type CharWidth } from '@paneflow/screen';
-import type { IMarker, Terminal } from '@xterm/headless';
+import { followRow, writeSync, type CharWidth, type FollowedRow } from '@paneflow/screen';
+import type { Terminal } from '@xterm/headless';
 import { ScrollbackStore } from './scrollback';
 
 // Which of the terminal's rows have moved to the deep store, and when the others move: after each
@@ -25,17 +25,19 @@ export const SCROLLBACK_STORE_BYTES = 8 * 1024 * 1024;
 export class DeepRows {
   readonly store: ScrollbackStore;
   /**
-   * The first row of the terminal not moved to the store yet (from row 0 while null). A marker, so
-   * that xterm keeps it on its row as the oldest rows are trimmed and as a resize reflows them; if
-   * its row is trimmed, everything above went with it, and the terminal holds no moved row.
+   * The first row of the terminal not moved to the store yet (row 0 while null), followed as xterm
+   * trims, reflows and deletes rows. Not a marker: right after a resize it is on the screen, where
+   * an erase (ED) or a scroll region would dispose a marker, and with it every row moved so far
+   * would be read again from the terminal.
    */
-  private boundary: IMarker | null = null;
+  private border: FollowedRow | null = null;
   /**
-   * The text of the rows a resize to more rows brought back onto the screen from above the border
-   * (rows in the store), as they were then, the nearest the border last. After a skimmed flood
-   * xterm's copies there are rows from before it, not what the store holds.
+   * The rows a resize to more rows brought back onto the screen from above the border (the
+   * store's newest rows): where the first of them is now, and each one's text and wrap as it was
+   * then. They are the store's while they stay so (after a skimmed flood xterm's copies are rows
+   * from before it), the terminal's again once the program draws over them (`reclaimDrawnOver`).
    */
-  private broughtBack: string[] = [];
+  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }> } | null = null;
 
   constructor(
     private readonly term: Terminal,
@@ -53,9 +55,9 @@ export class DeepRows {
     return this.term.buffer.active.type === 'normal' ? this.store : null;
   }
 
-  /** The first row of the normal buffer not moved to the store. */
+  /** The first row of the normal buffer not moved to the store (the rows above it are read from the store). */
   firstUnarchived(): number {
-    return this.boundary && !this.boundary.isDisposed ? this.boundary.line : 0;
+    return this.border?.line ?? 0;
   }
 
   /**
@@ -80,68 +82,106 @@ export class DeepRows {
 
   /** Moves the rows not moved yet, up to `last` (not included), to the store; `last` is then the first not moved. */
   moveRows(last: number): void {
+    this.reclaimDrawnOver();
     const buffer = this.term.buffer.normal;
     const cell = buffer.getNullCell();
     for (let row = this.firstUnarchived(); row < last; row++) this.store.addLine(buffer.getLine(row)!, cell);
     this.store.commit();
-    this.boundary?.dispose();
-    this.boundary = this.term.registerMarker(last - buffer.baseY - buffer.cursorY) ?? null;
+    this.placeBorder(last);
+    this.forgetBroughtBack();
   }
 
   /** The scrollback was erased (RIS, ED 3): the store's rows go with the terminal's. */
   clear(): void {
     this.store.clear();
-    this.boundary?.dispose();
-    this.boundary = null;
+    this.border?.dispose();
+    this.border = null;
+    this.forgetBroughtBack();
   }
 
   /**
-   * Rows already in the store keep the width they were printed at; the terminal reflows its own.
-   * Everything in its scrollback is moved first, so no row can be pushed out unmoved; then the
-   * border is found again by the cursor, which xterm keeps on its line: as many logical lines
-   * above it as there were between the screen's top and the cursor (xterm does not keep a marker
-   * on its row when a reflow also trims). A logical line that crosses the border (the screen's
-   * first row continuing a row above it) comes out repeated in part.
+   * The rows a resize brought back from the store, from the first the program drew over, moved or
+   * deleted (from its logical line's start), become the terminal's again: the store lets go of its
+   * copies of those lines and the border moves up to them, so that what is read there is what the
+   * program drew.
+   */
+  reclaimDrawnOver(): void {
+    if (!this.broughtBack || !this.border) return;
+    const { first, rows } = this.broughtBack;
+    const buffer = this.term.buffer.normal;
+    const top = first.line;
+    const border = this.border.line;
+    let same = 0;
+    while (same < rows.length && top + same < border && buffer.getLine(top + same)?.translateToString(true) === rows[same].text) same++;
+    if (same === rows.length && top + same === border) return;
+    // Whole lines: from the start of the line the first row changed is on; one that began above
+    // the rows brought back is read from the terminal from its start.
+    let lines = 0;
+    if (same < rows.length) {
+      while (same > 0 && rows[same].wrapped) same--;
+      lines = 1;
+      for (let row = same + 1; row < rows.length; row++) if (!rows[row].wrapped) lines++;
+    }
+    let from = top + same;
+    if (same === 0 && rows[0].wrapped) while (from > 0 && buffer.getLine(from)?.isWrapped) from--;
+    this.store.dropNewestLines(lines);
+    this.placeBorder(from);
+    if (same > 0) this.broughtBack.rows = rows.slice(0, same);
+    else this.forgetBroughtBack();
+  }
+
+  private forgetBroughtBack() {
+    this.broughtBack?.first.dispose();
+    this.broughtBack = null;
+  }
+
+  /**
+   * Rows already in the store keep the width they were printed at; the terminal reflows its own
+   * (the normal buffer's behind the alternate screen too). While the normal screen is shown,
+   * everything in its scrollback is moved first, so no row can be pushed out unmoved. Then the
+   * border is found again by the cursor, which xterm keeps on its line: as many logical lines above
+   * it as there were between the border and the cursor (a reflow that also trims moves followed
+   * rows and markers wrongly). A logical line that crossed the border (its first row continuing a
+   * row above it) is then the terminal's whole: the store lets go of its first rows.
    */
   resize(cols: number, rows: number): void {
-    if (!this.shown) {
-      this.term.resize(cols, rows);
-      return;
-    }
-    this.archive(0);
+    this.reclaimDrawnOver();
+    if (this.shown) this.archive(0);
     const buffer = this.term.buffer.normal;
     const top = this.firstUnarchived();
+    const crossing = buffer.getLine(top)?.isWrapped === true;
     let lines = 0;
     for (let row = top + 1; row <= buffer.baseY + buffer.cursorY; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     this.term.resize(cols, rows);
-    if (!this.boundary) return;
+    if (!this.border) return;
     const lineStart = (row: number) => {
       while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
       return row;
     };
     let row = lineStart(buffer.baseY + buffer.cursorY);
     for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
-    this.boundary.dispose();
-    this.boundary = this.term.registerMarker(row - buffer.baseY - buffer.cursorY) ?? null;
-    this.broughtBack = [];
-    const border = this.firstUnarchived();
-    for (let above = buffer.baseY; above < border; above++) this.broughtBack.push(buffer.getLine(above)?.translateToString(true) ?? '');
+    if (crossing) this.store.dropNewestLines(1);
+    this.placeBorder(row);
+    this.forgetBroughtBack();
+    this.noteBroughtBack();
   }
 
-  /**
-   * How many of the screen's top rows, above the border, a checkpoint takes from the store: all of
-   * them while none has changed since a resize brought them back (the store's are the true rows
-   * then), none once the program drew over any (the screen is then what it drew).
-   */
-  screenRowsFromStore(): number {
+  /** Notes the rows above the border a resize brought onto the screen, as they are now. */
+  private noteBroughtBack() {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
-    const onScreen = border - buffer.baseY;
-    if (onScreen <= 0 || onScreen > this.broughtBack.length) return 0;
-    for (let m = 1; m <= onScreen; m++) {
-      if (buffer.getLine(border - m)?.translateToString(true) !== this.broughtBack[this.broughtBack.length - m]) return 0;
+    if (buffer.baseY >= border) return;
+    const rows: Array<{ text: string; wrapped: boolean }> = [];
+    for (let row = buffer.baseY; row < border; row++) {
+      const line = buffer.getLine(row);
+      rows.push({ text: line?.translateToString(true) ?? '', wrapped: line?.isWrapped ?? false });
     }
-    return onScreen;
+    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows };
+  }
+
+  private placeBorder(row: number) {
+    this.border?.dispose();
+    this.border = followRow(this.term, row);
   }
 
   /** Moves the terminal's oldest scrollback rows to the store while more than `over` wait there. */

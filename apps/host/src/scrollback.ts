@@ -169,26 +169,46 @@ export class ScrollbackStore {
   }
 
   /**
-   * The newest rows but the last `skip`, oldest first, one block at a time from the newest back:
-   * each block's rows (newest block first) go to `take`, which returns how many of them, from the
-   * block's end, it keeps; a block not kept whole is the last read.
+   * The newest rows, oldest first, one block at a time from the newest back: each block's rows
+   * (newest block first) go to `take`, which returns how many of them, from the block's end, it
+   * keeps; a block not kept whole is the last read.
    */
-  rowsFromEnd(take: (rows: KeptRow[]) => number, skip = 0): KeptRow[] {
+  rowsFromEnd(take: (rows: KeptRow[]) => number): KeptRow[] {
     const all = this.all();
     const kept: KeptRow[][] = [];
     for (let from = all.length; from > 0; ) {
-      let rows = this.rowsOf(all[--from]);
-      if (skip >= rows.length) {
-        skip -= rows.length;
-        continue;
-      }
-      rows = rows.slice(0, rows.length - skip);
-      skip = 0;
+      const rows = this.rowsOf(all[--from]);
       const count = Math.min(rows.length, Math.max(0, take(rows)));
       kept.unshift(rows.slice(rows.length - count));
       if (count < rows.length) break;
     }
     return kept.flat();
+  }
+
+  /**
+   * Lets go of the newest `lines` logical lines (rows the terminal holds again: DeepRows), not
+   * counted as dropped; the rows left of the last block they reach are packed again.
+   */
+  dropNewestLines(lines: number): void {
+    let rest: KeptRow[] = [];
+    while (lines > 0) {
+      let rows: KeptRow[];
+      if (this.open.rows > 0) {
+        rows = unpackRows(this.open.view(), this.width);
+        this.open.take();
+      } else if (this.blocks.length > 0) {
+        const block = this.blocks.pop()!;
+        block.held = false;
+        this.blockBytes -= block.data.length;
+        this.sealedRows -= block.rows;
+        this.sealedStarts -= block.starts;
+        rows = this.rowsOf(block);
+      } else break;
+      let end = rows.length;
+      while (end > 0 && lines > 0) if (!rows[--end].wrapped) lines--;
+      rest = rows.slice(0, end);
+    }
+    for (const row of rest) this.open.addRow(row);
   }
 
   /** Drops everything (a reset, or the program erased the scrollback); not counted as dropped. */

@@ -28,13 +28,11 @@ export class TerminalText {
   serialize(scrollback: number, deepBytes: number): { checkpoint: string; scrollback_rows: number } {
     const buffer = this.term.buffer.normal;
     const border = this.deep?.firstUnarchived() ?? 0;
-    // A resize to more rows brings rows already in the store back onto the screen. Untouched since,
-    // the store's copies of them are shown (xterm's may predate a skimmed flood): the terminal is
-    // serialized from the border (a negative scrollback starts inside the screen). Drawn over, the
-    // screen is serialized whole and the store's copies stay out.
+    // Rows above the border are the store's, on the screen too after a resize to more rows brought
+    // them back (until the program draws over them: DeepRows.reclaimDrawnOver): the terminal is then
+    // serialized from the border (a negative scrollback starts inside the screen).
     const onScreen = Math.max(0, border - buffer.baseY);
-    const fromStore = this.deep?.screenRowsFromStore() ?? 0;
-    const inTerminal = fromStore > 0 ? -fromStore : Math.min(scrollback, Math.max(0, buffer.baseY - border));
+    const inTerminal = onScreen > 0 ? -onScreen : Math.min(scrollback, Math.max(0, buffer.baseY - border));
     let rowsLeft = scrollback - inTerminal;
     let bytesLeft = deepBytes;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
@@ -51,14 +49,14 @@ export class TerminalText {
         }
         replayed.unshift(block.reverse());
         return block.length;
-      }, fromStore > 0 ? 0 : onScreen);
+      });
     const texts = replayed.flat();
     let prefix = texts.map((text, i) => (i > 0 && !deepRows[i].wrapped ? '\r\n' : '') + text).join('');
     if (inTerminal <= 0 && deepRows.length > 0) {
       // Without scrollback the addon lays its rows out from where it starts writing, as on a screen
       // of their own (blank rows at the end left out, the cursor moved down to its row): the deep
       // rows go up until only the store's rows the screen shows are on it, and it starts below them.
-      prefix += '\r\n'.repeat(this.term.rows - fromStore) + `\x1b[${fromStore + 1};1H`;
+      prefix += '\r\n'.repeat(this.term.rows - onScreen) + `\x1b[${onScreen + 1};1H`;
     } else if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) {
       // The terminal's first row starts a line of its own unless it continues the last deep row.
       prefix += '\r\n';

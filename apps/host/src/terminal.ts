@@ -153,13 +153,18 @@ export class CanonicalTerminal {
     return cost;
   }
 
-  /** Parses the plain lines held back, before anything reads the terminal. */
+  /**
+   * Before anything reads the terminal: parses the plain lines held back, and gives the terminal
+   * back the rows a resize brought onto the screen from the store that the program drew over.
+   */
   private settle(): void {
-    if (this.held.length === 0) return;
-    const held = this.held;
-    this.held = '';
-    this.heldLines = { ends: [], rows: [] };
-    this.deep!.writeBounded(held);
+    if (this.held.length > 0) {
+      const held = this.held;
+      this.held = '';
+      this.heldLines = { ends: [], rows: [] };
+      this.deep!.writeBounded(held);
+    }
+    this.deep?.reclaimDrawnOver();
   }
 
   /** Whether what comes next would be laid out as PlainLines lays it out (skim.ts). */

@@ -203,6 +203,29 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(cursor).toEqual([39, 11]);
   });
 
+  test('a resize, then Ctrl-L in bash: read, search and an attach hold each line once and the prompt on top', async () => {
+    const { session: shell } = await client.create({ argv: ['bash', '--norc', '--noprofile'], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(shell, /^bash-[\d.]+[$#] $/m);
+    // The command line itself holds no "old-": only the printed lines match.
+    await client.request('session.input', { session: shell, text: "for i in $(seq 0 999); do printf 'ol%s-%d\\n' d $i; done\r", origin: 'automation' });
+    await client.screenMatching(shell, /^old-999\nbash-[\d.]+[$#] $/m);
+    // As an attach fits the pane to a taller terminal: rows already in the store come back onto the screen.
+    await client.request('session.resize', { session: shell, cols: 80, rows: 30 });
+    await client.request('session.input', { session: shell, text: '\x0c', origin: 'automation' });
+    // The prompt again, now after the last line above the erased screen.
+    await client.screenMatching(shell, /old-(?!999\n)\d+\nbash-[\d.]+[$#] $/);
+    const kept = (await client.request('session.search', { session: shell, pattern: 'old-', max_matches: 1000 })).matches.map((match: { text: string }) => match.text);
+    // Ctrl-L erased the screen, the rows brought back onto it with it; those above stay, each once.
+    expect(kept.length).toBeGreaterThan(900);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `old-${i}`));
+    const read = await client.request('session.read', { session: shell, lines: 2000 });
+    expect(read.text.split('\n').filter((text: string) => text.startsWith('old-'))).toEqual(kept);
+    expect(read.text).toMatch(/old-\d+\nbash-[\d.]+[$#] $/);
+    const { rows, screen } = await attachedMirror(shell);
+    expect(rows.filter((row) => row.startsWith('old-'))).toEqual(kept);
+    expect(screen[0]).toMatch(/^bash-[\d.]+[$#] $/);
+  });
+
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
     const { session: cleared } = await client.create({ argv: [process.execPath, '-e', `${PRINTER.replace("'printed-all", "'\\x1b[3J\\x1b[H\\x1b[2Jprinted-all")}`], scrollback: 100_000 });
     await client.screenMatching(cleared, /^printed-all$/m, 60_000);

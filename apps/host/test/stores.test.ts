@@ -79,6 +79,25 @@ describe('ScrollbackStore', () => {
     expect(lastRows(store, 4000)).toEqual(rows.slice(-4000));
     expect([store.rows, store.lines]).toEqual([5000, rows.filter((r) => !r.wrapped).length]);
   });
+
+  test('the newest lines let go: whole lines, from the open block and through sealed ones, deflated or not, uncounted', async () => {
+    const store = new ScrollbackStore(100_000, 1 << 30, undefined, 4096);
+    const rows = Array.from({ length: 3000 }, (_, i) => row(i, i % 4 !== 0)); // lines of four rows
+    for (let at = 0; at < rows.length; at += 100) append(store, rows.slice(at, at + 100));
+    const texts = (kept: KeptRow[]) => kept.map(({ text, wrapped }) => ({ text, wrapped }));
+    store.dropNewestLines(2);
+    expect([...store.allTexts()]).toEqual(texts(rows.slice(0, 2992)));
+    while (store.compressing > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Through several sealed blocks (4 KiB each, a few dozen rows), one left in part and packed again.
+    store.dropNewestLines(100);
+    expect([...store.allTexts()]).toEqual(texts(rows.slice(0, 2592)));
+    expect([store.rows, store.lines, store.droppedRows]).toEqual([2592, 648, 0]);
+    expect(lastRows(store, 10)).toEqual(rows.slice(2582, 2592));
+    append(store, rows.slice(2592, 2600));
+    expect([...store.allTexts()]).toEqual(texts(rows.slice(0, 2600)));
+    store.dropNewestLines(10_000);
+    expect([store.rows, store.lines]).toEqual([0, 0]);
+  });
 });
 
 describe('OutputTail', () => {

@@ -56,7 +56,14 @@ interface Core {
   coreMouseService: { activeEncoding: string };
   _charsetService: { charset: object | undefined };
   _inputHandler: { getAttrData(): CurrentAttr; _parser: { currentState: number } };
-  buffers: { active: { scrollTop: number; scrollBottom: number } };
+  buffers: { active: { scrollTop: number; scrollBottom: number }; normal: { lines: BufferLines } };
+}
+type Listen<T> = (listener: (event: T) => void) => { dispose(): void };
+/** The events of a buffer's lines (xterm's `CircularList`) that move rows: trimmed from the top, inserted, deleted. */
+interface BufferLines {
+  onTrim: Listen<number>;
+  onInsert: Listen<{ index: number; amount: number }>;
+  onDelete: Listen<{ index: number; amount: number }>;
 }
 /** The escape sequence parser's state between sequences. */
 const GROUND = 0;
@@ -75,6 +82,45 @@ export function writeSync(term: XtermTerminal, data: string | Uint8Array): void 
 export function terminalCharWidth(term: XtermTerminal): CharWidth {
   const unicode = core(term).unicodeService;
   return (codePoint) => unicode.wcwidth(codePoint);
+}
+
+/** A row of the normal buffer followed as rows move (`followRow`). */
+export interface FollowedRow {
+  /** Where the row is now, from the buffer's first row. */
+  readonly line: number;
+  dispose(): void;
+}
+
+/**
+ * Follows a place in the normal buffer (`row` from its first) as xterm trims, inserts and deletes
+ * rows above it (a reflow too), as a marker does, but it keeps the place where a marker moves or
+ * is disposed: rows inserted at it (IL) go below it, the row that takes the place of its own when
+ * that is deleted (DL) is followed, an erase of its row (ED clears a row's markers) changes
+ * nothing, and once trimmed it stands at row 0. A marker can also only be placed while the normal
+ * buffer is shown. A reflow that adds rows to the line above it inserts them at its place too.
+ */
+export function followRow(term: XtermTerminal, row: number): FollowedRow {
+  const lines = core(term).buffers.normal.lines;
+  let line = row;
+  const subscriptions = [
+    lines.onTrim((amount) => {
+      line = Math.max(0, line - amount);
+    }),
+    lines.onInsert(({ index, amount }) => {
+      if (line > index) line += amount;
+    }),
+    lines.onDelete(({ index, amount }) => {
+      line = line >= index + amount ? line - amount : Math.min(line, index);
+    }),
+  ];
+  return {
+    get line() {
+      return line;
+    },
+    dispose: () => {
+      for (const subscription of subscriptions) subscription.dispose();
+    },
+  };
 }
 
 /** Whether the parser stands between sequences: the public parser API registers handlers but does not say. */

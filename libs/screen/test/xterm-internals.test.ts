@@ -13,6 +13,7 @@ import {
   CONTENT_WIDTH_SHIFT,
   currentAttr,
   cursorModes,
+  followRow,
   lineWords,
   mouseEncoding,
   parserInGround,
@@ -173,4 +174,50 @@ test('insert mode and autowrap need no accessor: the public modes carry them', (
   expect([term.modes.insertMode, term.modes.wraparoundMode]).toEqual([false, true]);
   writeSync(term, `${ESC}[4h${ESC}[?7l`);
   expect([term.modes.insertMode, term.modes.wraparoundMode]).toEqual([true, false]);
+});
+
+test('followRow keeps its place as rows are erased, deleted, inserted, trimmed and reflowed, where a marker moves or is disposed', () => {
+  const normal = () => term.buffer.normal;
+  const texts = (t: Terminal) => Array.from({ length: t.buffer.normal.length }, (_, y) => t.buffer.normal.getLine(y)!.translateToString(true));
+  writeSync(term, Array.from({ length: 10 }, (_, i) => `r${i}`).join('\r\n')); // r0..r9, the screen from r4
+  const followed = followRow(term, 5);
+  const marker = term.registerMarker(5 - normal().baseY - normal().cursorY)!;
+  expect([texts(term)[followed.line], texts(term)[marker.line]]).toEqual(['r5', 'r5']);
+  // An erase of its row (ED 2): the marker goes, the followed row stays.
+  writeSync(term, `${ESC}[H${ESC}[2J`);
+  expect(marker.isDisposed).toBe(true);
+  expect(followed.line).toBe(5);
+  // DL above it moves it up with its row; DL of its own row leaves it where the row was.
+  writeSync(term, `${ESC}[1;1H${ESC}[2M`);
+  expect(followed.line).toBe(4);
+  // IL at its row keeps its place (the new rows are below it); IL above it moves it down.
+  writeSync(term, `${ESC}[1;1H${ESC}[2L`);
+  expect(followed.line).toBe(4);
+  followed.dispose();
+  const below = followRow(term, 6);
+  writeSync(term, `${ESC}[1;1H${ESC}[1L`);
+  expect(below.line).toBe(7);
+  below.dispose();
+  // The scrollback trimmed (it keeps 10 rows): once its row is gone, it stands at row 0.
+  const trimmed = followRow(term, 4);
+  writeSync(term, `${ESC}[6;1H` + 'x\r\n'.repeat(12));
+  expect(trimmed.line).toBe(0);
+  trimmed.dispose();
+  // A reflow that splits rows (a narrower terminal) moves it down by the rows added above it; the
+  // row added to the line just above it is inserted at its place, so it then stands on that.
+  const narrow = new Terminal({ cols: 4, rows: 3, scrollback: 10, allowProposedApi: true });
+  writeSync(narrow, 'abcd\r\nefgh\r\nijkl\r\nmn');
+  const onIjkl = followRow(narrow, 2);
+  narrow.resize(2, 3);
+  expect([texts(narrow)[onIjkl.line], narrow.buffer.normal.getLine(onIjkl.line)!.isWrapped]).toEqual(['gh', true]);
+  expect(texts(narrow)[onIjkl.line + 1]).toBe('ij');
+  // Placed while the alternate buffer is shown: on the normal buffer's row, where a marker cannot be.
+  writeSync(narrow, `${ESC}[?1049h`);
+  expect(narrow.registerMarker(0)).toBeUndefined();
+  const whileAlternate = followRow(narrow, 1);
+  writeSync(narrow, `x${ESC}[?1049l`);
+  expect(texts(narrow)[whileAlternate.line]).toBe('cd');
+  onIjkl.dispose();
+  whileAlternate.dispose();
+  narrow.dispose();
 });

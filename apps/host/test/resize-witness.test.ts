@@ -1,0 +1,188 @@
+// After resizes, the host's kept text against a witness: a plain xterm with room for every row that
+// parsed the same output at the same sizes, as a mirror attached all along shows it. Whatever a
+// program draws after a resize — an erase, a redraw of one row, a scroll region, lines deleted —
+// read, search and a checkpoint hold each of the witness's lines once, in its order.
+import { READ_LINES_MAX } from '@paneflow/protocol';
+import { joinRows } from '@paneflow/screen';
+import { Terminal } from '@xterm/headless';
+import { CanonicalTerminal, type TerminalEvents } from '../src/terminal';
+
+const ignored = () => undefined;
+const events: TerminalEvents = { recordsChanged: ignored, signalled: ignored, marked: ignored, title: ignored, reply: ignored };
+
+/** The logical lines a terminal holds, oldest first, without the blank ones at the end. */
+function linesOf(term: Terminal): string[] {
+  const buffer = term.buffer.active;
+  const rows = Array.from({ length: buffer.length }, (_, y) => ({ text: buffer.getLine(y)!.translateToString(true), wrapped: buffer.getLine(y)!.isWrapped }));
+  const lines = joinRows(rows);
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+const parsed = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
+
+/** The host's canonical terminal and the witness, fed alike. */
+class Pair {
+  readonly host = new CanonicalTerminal(80, 24, 100_000, events);
+  readonly witness = new Terminal({ cols: 80, rows: 24, scrollback: 100_000, allowProposedApi: true });
+
+  async write(data: string) {
+    this.host.write(data, Buffer.byteLength(data));
+    this.host.read(1); // parsed before the next write: never a flood to skim
+    await parsed(this.witness, data);
+  }
+
+  /** Lines `from` on, ten to a write (a flood of one write when `flood`, which the host skims). */
+  async lines(from: number, count: number, { long = '', flood = false } = {}) {
+    if (flood) return this.write(Array.from({ length: count }, (_, k) => `line-${from + k}${long}\r\n`).join(''));
+    for (let i = from; i < from + count; i += 10) {
+      await this.write(Array.from({ length: Math.min(10, from + count - i) }, (_, k) => `line-${i + k}${long}\r\n`).join(''));
+    }
+  }
+
+  resize(cols: number, rows: number) {
+    this.host.resize(cols, rows);
+    this.witness.resize(cols, rows);
+  }
+
+  /** What a mirror shows that starts from the host's checkpoint. */
+  async mirrored(): Promise<string[]> {
+    const start = this.host.checkpoint(100_000, 1 << 24);
+    const term = new Terminal({ cols: start.cols, rows: start.rows, scrollback: 100_000, allowProposedApi: true });
+    await parsed(term, start.checkpoint);
+    const lines = linesOf(term);
+    term.dispose();
+    return lines;
+  }
+
+  /** `mirror` false: a checkpoint cannot lay out a row that continues a row not full (xterm's DL can leave one). */
+  async expectAlike({ mirror = true } = {}) {
+    const expected = linesOf(this.witness);
+    const read = this.host.read(4000);
+    expect({ read: read.text.split('\n') }).toEqual({ read: expected.slice(-READ_LINES_MAX) });
+    expect(read.total_lines).toBe(expected.length);
+    const found = this.host.search('line-', 1000).matches.map((match) => match.text);
+    expect({ found }).toEqual({ found: expected.filter((line) => line.toLowerCase().includes('line-')).slice(0, 1000) });
+    if (mirror) expect({ mirrored: await this.mirrored() }).toEqual({ mirrored: expected });
+  }
+
+  dispose() {
+    this.host.dispose();
+    this.witness.dispose();
+  }
+}
+
+const sizes: Array<[string, number, number]> = [
+  ['the same size', 80, 24],
+  ['narrower', 70, 24],
+  ['fewer rows', 80, 20],
+  ['more rows', 80, 30],
+  ['more rows and narrower', 60, 34],
+  ['more rows and wider', 100, 30],
+];
+const draws: Array<[string, string]> = [
+  ['clear (CUP, ED 2)', '\x1b[H\x1b[2J$ prompt'],
+  ['ED 2 then CUP', '\x1b[2J\x1b[H$ prompt'],
+  ['ED 0 from the top', '\x1b[H\x1b[J$ prompt'],
+  ['ED 1 from row 5', '\x1b[5;1H\x1b[1J\x1b[5;1H$ prompt'],
+  ['the first row redrawn', '\x1b7\x1b[1;1Hredrawn\x1b[K\x1b8$ prompt'],
+  ['three lines deleted at the top', '\x1b7\x1b[H\x1b[3M\x1b8$ prompt'],
+  ['two lines inserted at the top, one written', '\x1b7\x1b[H\x1b[2Linserted\x1b8$ prompt'],
+  ['two lines deleted and inserted on row 4', '\x1b7\x1b[4;1H\x1b[2M\x1b[2Lnew-4\x1b8$ prompt'],
+  ['a line inserted by reverse index at the top', '\x1b7\x1b[H\x1bMreversed\x1b8$ prompt'],
+  // Not DECSC/DECRC around a scroll at the top: xterm restores another row when its scrollback is not full.
+  ['a scroll region at the top scrolled', '\x1b[1;10r\x1b[10;1H\n\n\n\x1b[r\x1b[999;1H$ prompt'],
+  ['a scroll region below the top scrolled', '\x1b7\x1b[3;12r\x1b[12;1H\n\n\n\x1b[r\x1b8$ prompt'],
+  ['nothing', '$ prompt'],
+];
+
+describe.each(sizes)('resized to %s', (_, cols, rows) => {
+  test.each(draws)('then %s: every line once, as the witness has them', async (__, draw) => {
+    const pair = new Pair();
+    try {
+      await pair.lines(0, 1000);
+      pair.resize(cols, rows);
+      await pair.write(draw);
+      await pair.expectAlike();
+      await pair.write('\r\n');
+      await pair.lines(1000, 60);
+      await pair.expectAlike();
+    } finally {
+      pair.dispose();
+    }
+  });
+});
+
+const LONG = ` ${'w'.repeat(100)}`;
+const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean }>]> = [
+  ['cleared after more rows, then fewer rows', async (pair) => {
+    pair.resize(80, 32);
+    await pair.write('\x1b[H\x1b[2J$ clear\r\n');
+    await pair.lines(1000, 30);
+    pair.resize(80, 18);
+    await pair.lines(1030, 30);
+  }],
+  ['resized twice to more rows, the second time after a redraw', async (pair) => {
+    pair.resize(80, 28);
+    await pair.write('\x1b7\x1b[2;1Hredrawn\x1b[K\x1b8');
+    pair.resize(90, 36);
+    await pair.write('\x1b[H\x1b[J$ prompt');
+  }],
+  ['an alternate screen resized while shown, after more rows', async (pair) => {
+    pair.resize(80, 30);
+    await pair.write('\x1b[?1049h\x1b[Hfull screen');
+    pair.resize(64, 34);
+    await pair.write('\x1b[?1049l\x1b[H\x1b[2J$ back');
+    await pair.lines(1000, 40);
+  }],
+  ['lines that wrap, after more rows an alternate screen resized narrower and wider while shown', async (pair) => {
+    await pair.lines(1000, 100, { long: LONG });
+    pair.resize(80, 30);
+    await pair.write('\x1b[?1049h\x1b[Hfull screen');
+    pair.resize(50, 34);
+    await pair.write('\x1b[?1049l$ back\r\n');
+    await pair.lines(1100, 10, { long: LONG });
+    await pair.write('\x1b[?1049h\x1b[Hfull screen');
+    pair.resize(120, 34);
+    await pair.write('\x1b[?1049l\x1b[H\x1b[2J$ back');
+    await pair.lines(1110, 10, { long: LONG });
+  }],
+  ['lines that wrap, resized narrower with more rows, then cleared', async (pair) => {
+    await pair.lines(1000, 100, { long: LONG });
+    pair.resize(70, 31);
+    await pair.write('\x1b[H\x1b[2J$ prompt\r\n');
+    await pair.lines(1100, 20, { long: LONG });
+  }],
+  ['lines that wrap, more rows, the first row of the line on top deleted', async (pair) => {
+    await pair.lines(1000, 100, { long: LONG });
+    pair.resize(80, 29); // the five rows brought back start with a line's first row
+    await pair.write('\x1b7\x1b[H\x1b[M\x1b8$ prompt');
+    return { mirror: false };
+  }],
+  ['lines that wrap, resized wider with more rows, one row redrawn', async (pair) => {
+    await pair.lines(1000, 100, { long: LONG });
+    pair.resize(120, 30);
+    await pair.write('\x1b7\x1b[3;1Hredrawn\x1b[K\x1b8$ prompt');
+  }],
+  ['a skimmed flood, resized to more rows, then cleared', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 30);
+    await pair.write('\x1b[H\x1b[2J$ prompt');
+  }],
+  ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 24);
+    await pair.write('\x1b[2J\x1b[H$ prompt');
+    await pair.lines(4000, 30);
+  }],
+];
+
+test.each(sequences)('%s: every line once, as the witness has them', async (_, sequence) => {
+  const pair = new Pair();
+  try {
+    await pair.lines(0, 1000);
+    await pair.expectAlike((await sequence(pair)) ?? {});
+  } finally {
+    pair.dispose();
+  }
+});
