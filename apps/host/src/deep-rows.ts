@@ -26,8 +26,8 @@ export class DeepRows {
   readonly store: ScrollbackStore;
   /**
    * The first row of the terminal not moved to the store yet (row 0 while null), followed as xterm
-   * trims, reflows and deletes rows. Not a marker: right after a resize it is on the screen, where
-   * an erase (ED) or a scroll region would dispose a marker, and with it every row moved so far
+   * trims, inserts and deletes rows. Not a marker: right after a resize it is on the screen, where
+   * an erase (ED), DL or IL would dispose or move a marker, and with it every row moved so far
    * would be read again from the terminal.
    */
   private border: FollowedRow | null = null;
@@ -37,7 +37,7 @@ export class DeepRows {
    * then. They are the store's while they stay so (after a skimmed flood xterm's copies are rows
    * from before it), the terminal's again once the program draws over them (`reclaimDrawnOver`).
    */
-  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }> } | null = null;
+  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }>; reflowed: boolean } | null = null;
 
   constructor(
     private readonly term: Terminal,
@@ -100,34 +100,51 @@ export class DeepRows {
   }
 
   /**
-   * The rows a resize brought back from the store, from the first the program drew over, moved or
-   * deleted (from its logical line's start), become the terminal's again: the store lets go of its
-   * copies of those lines and the border moves up to them, so that what is read there is what the
-   * program drew.
+   * The rows a resize brought back from the store become the terminal's again from the first the
+   * program drew over, moved or deleted: the store lets go of its copies and the border moves up
+   * to them, so that what is read there is what the program drew. Row for row when the width
+   * stayed (a line the border then splits is as xterm has it, part scrollback, part drawn over);
+   * after a reflow only whole lines match the store's, from the start of that row's line.
    */
   reclaimDrawnOver(): void {
     if (!this.broughtBack || !this.border) return;
-    const { first, rows } = this.broughtBack;
+    const { first, rows, reflowed } = this.broughtBack;
     const buffer = this.term.buffer.normal;
     const top = first.line;
     const border = this.border.line;
     let same = 0;
     while (same < rows.length && top + same < border && buffer.getLine(top + same)?.translateToString(true) === rows[same].text) same++;
     if (same === rows.length && top + same === border) return;
-    // Whole lines: from the start of the line the first row changed is on; one that began above
-    // the rows brought back is read from the terminal from its start.
-    let lines = 0;
-    if (same < rows.length) {
-      while (same > 0 && rows[same].wrapped) same--;
-      lines = 1;
-      for (let row = same + 1; row < rows.length; row++) if (!rows[row].wrapped) lines++;
-    }
     let from = top + same;
-    if (same === 0 && rows[0].wrapped) while (from > 0 && buffer.getLine(from)?.isWrapped) from--;
-    this.store.dropNewestLines(lines);
+    if (!reflowed) this.store.dropNewestRows(rows.length - same);
+    else {
+      let lines = 0;
+      if (same < rows.length) {
+        while (same > 0 && rows[same].wrapped) same--;
+        lines = 1;
+        for (let row = same + 1; row < rows.length; row++) if (!rows[row].wrapped) lines++;
+      }
+      // A line that began above the rows brought back is read from the terminal from its start.
+      from = top + same;
+      if (same === 0 && rows[0].wrapped) while (from > 0 && buffer.getLine(from)?.isWrapped) from--;
+      this.store.dropNewestLines(lines);
+    }
     this.placeBorder(from);
     if (same > 0) this.broughtBack.rows = rows.slice(0, same);
     else this.forgetBroughtBack();
+  }
+
+  /** How many of the store's logical lines the screen's top rows, above the border, show (in part for the first). */
+  linesOnScreen(): number {
+    const buffer = this.term.buffer.normal;
+    const border = this.firstUnarchived();
+    const noted = this.broughtBack?.rows ?? [];
+    let lines = 0;
+    for (let row = buffer.baseY; row < border; row++) {
+      const note = noted[noted.length - (border - row)];
+      if (row === buffer.baseY || !(note ? note.wrapped : buffer.getLine(row)?.isWrapped)) lines++;
+    }
+    return lines;
   }
 
   private forgetBroughtBack() {
@@ -137,46 +154,70 @@ export class DeepRows {
 
   /**
    * Rows already in the store keep the width they were printed at; the terminal reflows its own
-   * (the normal buffer's behind the alternate screen too). While the normal screen is shown,
-   * everything in its scrollback is moved first, so no row can be pushed out unmoved. Then the
-   * border is found again by the cursor, which xterm keeps on its line: as many logical lines above
-   * it as there were between the border and the cursor (a reflow that also trims moves followed
-   * rows and markers wrongly). A logical line that crossed the border (its first row continuing a
-   * row above it) is then the terminal's whole: the store lets go of its first rows.
+   * (the normal buffer's behind the alternate screen too). Everything in its scrollback is moved
+   * first, so no row can be pushed out unmoved. Then the border is found again by the cursor,
+   * which xterm keeps on its line: as many logical lines from it as there were before (a reflow
+   * that also trims moves followed rows and markers wrongly). A logical line that crossed the
+   * border (its first row continuing a row above it) is then the terminal's whole: the store lets
+   * go of its first rows.
    */
   resize(cols: number, rows: number): void {
     this.reclaimDrawnOver();
-    if (this.shown) this.archive(0);
+    this.archive(0);
     const buffer = this.term.buffer.normal;
+    const reflowed = cols !== this.term.cols;
     const top = this.firstUnarchived();
     const crossing = buffer.getLine(top)?.isWrapped === true;
+    // The border's distance from the cursor in logical lines: above it, or below it when the
+    // program moved the cursor up onto rows a resize brought back.
+    const cursor = buffer.baseY + buffer.cursorY;
+    const above = top <= cursor;
     let lines = 0;
-    for (let row = top + 1; row <= buffer.baseY + buffer.cursorY; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
+    for (let row = Math.min(top, cursor) + 1; row <= Math.max(top, cursor); row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     this.term.resize(cols, rows);
     if (!this.border) return;
     const lineStart = (row: number) => {
       while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
       return row;
     };
+    const nextLineStart = (row: number) => {
+      do row++;
+      while (row < buffer.length - 1 && buffer.getLine(row)?.isWrapped);
+      return row;
+    };
     let row = lineStart(buffer.baseY + buffer.cursorY);
-    for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
+    for (let n = 0; n < lines && (above ? row > 0 : row < buffer.length - 1); n++) row = above ? lineStart(row - 1) : nextLineStart(row);
     if (crossing) this.store.dropNewestLines(1);
     this.placeBorder(row);
     this.forgetBroughtBack();
-    this.noteBroughtBack();
+    this.noteBroughtBack(reflowed);
   }
 
-  /** Notes the rows above the border a resize brought onto the screen, as they are now. */
-  private noteBroughtBack() {
+  /**
+   * Notes the rows above the border a resize brought onto the screen, as they are now. Where
+   * their lines start is the store's to say when the width stayed (each row one of its newest
+   * rows; after a skimmed flood xterm's own rows there are older ones), xterm's after a reflow.
+   */
+  private noteBroughtBack(reflowed: boolean) {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
-    if (buffer.baseY >= border) return;
+    const count = border - buffer.baseY;
+    if (count <= 0) return;
+    let wanted = count;
+    const stored = reflowed
+      ? []
+      : this.store.rowsFromEnd((block) => {
+          const taken = Math.min(wanted, block.length);
+          wanted -= taken;
+          return taken;
+        });
     const rows: Array<{ text: string; wrapped: boolean }> = [];
     for (let row = buffer.baseY; row < border; row++) {
       const line = buffer.getLine(row);
-      rows.push({ text: line?.translateToString(true) ?? '', wrapped: line?.isWrapped ?? false });
+      const inStore = stored[stored.length - (border - row)];
+      rows.push({ text: line?.translateToString(true) ?? '', wrapped: inStore ? inStore.wrapped : (line?.isWrapped ?? false) });
     }
-    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows };
+    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, reflowed };
   }
 
   private placeBorder(row: number) {
@@ -184,10 +225,13 @@ export class DeepRows {
     this.border = followRow(this.term, row);
   }
 
-  /** Moves the terminal's oldest scrollback rows to the store while more than `over` wait there. */
+  /**
+   * Moves the terminal's oldest scrollback rows to the store while more than `over` wait there
+   * (the normal buffer's: behind the alternate screen it gains none, but a resize reflows it).
+   */
   private archive(over: number) {
     const buffer = this.term.buffer.normal;
-    if (!this.shown || buffer.baseY - this.firstUnarchived() <= over) return;
+    if (buffer.baseY - this.firstUnarchived() <= over) return;
     this.moveRows(buffer.baseY - Math.min(over, TAIL_KEPT));
   }
 }

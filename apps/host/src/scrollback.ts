@@ -185,13 +185,23 @@ export class ScrollbackStore {
     return kept.flat();
   }
 
-  /**
-   * Lets go of the newest `lines` logical lines (rows the terminal holds again: DeepRows), not
-   * counted as dropped; the rows left of the last block they reach are packed again.
-   */
+  /** Lets go of the newest `rows` rows (rows the terminal holds again: DeepRows), not counted as dropped. */
+  dropNewestRows(rows: number): void {
+    this.dropNewest(() => --rows <= 0, rows > 0);
+  }
+
+  /** Lets go of the newest `lines` logical lines, their rows back to each one's first, not counted as dropped. */
   dropNewestLines(lines: number): void {
+    this.dropNewest((row) => !row.wrapped && --lines <= 0, lines > 0);
+  }
+
+  /**
+   * Drops rows from the newest back through the one `last` says is the last to go; the rows left of
+   * the last block reached are packed again.
+   */
+  private dropNewest(last: (row: KeptRow) => boolean, any: boolean): void {
     let rest: KeptRow[] = [];
-    while (lines > 0) {
+    for (let done = !any; !done; ) {
       let rows: KeptRow[];
       if (this.open.rows > 0) {
         rows = unpackRows(this.open.view(), this.width);
@@ -205,7 +215,7 @@ export class ScrollbackStore {
         rows = this.rowsOf(block);
       } else break;
       let end = rows.length;
-      while (end > 0 && lines > 0) if (!rows[--end].wrapped) lines--;
+      while (end > 0 && !done) done = last(rows[--end]);
       rest = rows.slice(0, end);
     }
     for (const row of rest) this.open.addRow(row);

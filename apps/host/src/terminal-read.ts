@@ -30,21 +30,28 @@ export class TerminalText {
     const border = this.deep?.firstUnarchived() ?? 0;
     // Rows above the border are the store's, on the screen too after a resize to more rows brought
     // them back (until the program draws over them: DeepRows.reclaimDrawnOver): the terminal is then
-    // serialized from the border (a negative scrollback starts inside the screen).
+    // serialized from the border (a negative scrollback starts inside the screen), and the store's
+    // lines the screen shows are taken whole, whatever `scrollback` allows (their rows are at the
+    // width they were printed at, the screen's at its own).
     const onScreen = Math.max(0, border - buffer.baseY);
+    let screenLines = this.deep?.linesOnScreen() ?? 0;
     const inTerminal = onScreen > 0 ? -onScreen : Math.min(scrollback, Math.max(0, buffer.baseY - border));
-    let rowsLeft = scrollback - inTerminal;
+    let rowsLeft = scrollback - Math.max(0, inTerminal);
     let bytesLeft = deepBytes;
+    let screenRows = 0;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
     const replayed: string[][] = [];
-    const deepRows = !this.deep || rowsLeft <= 0 ? [] : this.deep.store.rowsFromEnd((rows) => {
+    const deepRows = !this.deep || (rowsLeft <= 0 && screenLines === 0) ? [] : this.deep.store.rowsFromEnd((rows) => {
         const block: string[] = [];
-        for (let i = rows.length - 1; i >= 0 && rowsLeft > 0; i--) {
+        for (let i = rows.length - 1; i >= 0 && (rowsLeft > 0 || screenLines > 0); i--) {
           const text = rowToSgr(rows[i]);
           const size = Buffer.byteLength(text) + 2;
-          if (size > bytesLeft) break;
+          if (screenLines > 0) {
+            screenRows++;
+            if (!rows[i].wrapped) screenLines--;
+          } else if (size > bytesLeft) break;
+          else rowsLeft--;
           bytesLeft -= size;
-          rowsLeft--;
           block.push(text);
         }
         replayed.unshift(block.reverse());
@@ -62,7 +69,7 @@ export class TerminalText {
       prefix += '\r\n';
     }
     const checkpoint = prefix + this.serializer.serialize({ scrollback: inTerminal }) + modesBeyondSerialize(this.term);
-    return { checkpoint, scrollback_rows: Math.max(0, deepRows.length + inTerminal) };
+    return { checkpoint, scrollback_rows: deepRows.length - screenRows + Math.max(0, inTerminal) };
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */

@@ -19,6 +19,12 @@ function linesOf(term: Terminal): string[] {
   return lines;
 }
 
+/** The rows of a terminal's screen. */
+function screenOf(term: Terminal): string[] {
+  const buffer = term.buffer.active;
+  return Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.baseY + y)!.translateToString(true));
+}
+
 const parsed = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
 
 /** The host's canonical terminal and the witness, fed alike. */
@@ -45,14 +51,14 @@ class Pair {
     this.witness.resize(cols, rows);
   }
 
-  /** What a mirror shows that starts from the host's checkpoint. */
-  async mirrored(): Promise<string[]> {
-    const start = this.host.checkpoint(100_000, 1 << 24);
+  /** What a mirror shows that starts from the host's checkpoint carrying `scrollback` rows: its lines, its screen's rows. */
+  async mirrored(scrollback: number): Promise<{ lines: string[]; screen: string[] }> {
+    const start = this.host.checkpoint(scrollback, 1 << 24);
     const term = new Terminal({ cols: start.cols, rows: start.rows, scrollback: 100_000, allowProposedApi: true });
     await parsed(term, start.checkpoint);
-    const lines = linesOf(term);
+    const shown = { lines: linesOf(term), screen: screenOf(term) };
     term.dispose();
-    return lines;
+    return shown;
   }
 
   /** `mirror` false: a checkpoint cannot lay out a row that continues a row not full (xterm's DL can leave one). */
@@ -63,7 +69,10 @@ class Pair {
     expect(read.total_lines).toBe(expected.length);
     const found = this.host.search('line-', 1000).matches.map((match) => match.text);
     expect({ found }).toEqual({ found: expected.filter((line) => line.toLowerCase().includes('line-')).slice(0, 1000) });
-    if (mirror) expect({ mirrored: await this.mirrored() }).toEqual({ mirrored: expected });
+    if (!mirror) return;
+    expect({ mirrored: (await this.mirrored(100_000)).lines }).toEqual({ mirrored: expected });
+    // A checkpoint with no scrollback or little still shows the whole screen.
+    for (const scrollback of [0, 3]) expect({ scrollback, screen: (await this.mirrored(scrollback)).screen }).toEqual({ scrollback, screen: screenOf(this.witness) });
   }
 
   dispose() {
@@ -146,6 +155,40 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     pair.resize(120, 34);
     await pair.write('\x1b[?1049l\x1b[H\x1b[2J$ back');
     await pair.lines(1110, 10, { long: LONG });
+  }],
+  ['more rows, the cursor moved up onto the rows brought back, more rows again', async (pair) => {
+    pair.resize(80, 30);
+    await pair.write('\x1b[2;1H');
+    pair.resize(80, 33);
+  }],
+  // 130 lines not yet moved to the store that a reflow makes 260 rows: more than xterm keeps.
+  ['long lines, resized to half the width', async (pair) => {
+    pair.resize(120, 24);
+    await pair.lines(1000, 130, { long: LONG });
+    pair.resize(60, 24);
+  }],
+  ['long lines, an alternate screen resized to half the width while shown', async (pair) => {
+    pair.resize(120, 24);
+    await pair.lines(1000, 130, { long: LONG });
+    await pair.write('\x1b[?1049h\x1b[Hfull screen');
+    pair.resize(60, 24);
+    await pair.write('\x1b[?1049l');
+  }],
+  // xterm keeps about a screen of the flood's lines above its screen; further up its rows are from before.
+  ['lines that wrap, then a skimmed flood of short lines, resized to far more rows', async (pair) => {
+    await pair.lines(1000, 300, { long: LONG });
+    await pair.lines(1300, 3000, { flood: true });
+    pair.resize(80, 70);
+  }],
+  ['lines that wrap, a skimmed flood, resized to more rows, then cleared', async (pair) => {
+    await pair.lines(1000, 100, { long: LONG });
+    await pair.lines(1100, 3000, { long: LONG, flood: true });
+    pair.resize(80, 30);
+    await pair.write('\x1b[H\x1b[2J$ prompt');
+  }],
+  ['lines that wrap, resized wider with more rows', async (pair) => {
+    await pair.lines(1000, 300, { long: LONG });
+    pair.resize(120, 30);
   }],
   ['lines that wrap, resized narrower with more rows, then cleared', async (pair) => {
     await pair.lines(1000, 100, { long: LONG });

@@ -80,7 +80,7 @@ describe('ScrollbackStore', () => {
     expect([store.rows, store.lines]).toEqual([5000, rows.filter((r) => !r.wrapped).length]);
   });
 
-  test('the newest lines let go: whole lines, from the open block and through sealed ones, deflated or not, uncounted', async () => {
+  test('the newest rows or lines let go: whole lines or rows, from the open block and through sealed ones, deflated or not, uncounted', async () => {
     const store = new ScrollbackStore(100_000, 1 << 30, undefined, 4096);
     const rows = Array.from({ length: 3000 }, (_, i) => row(i, i % 4 !== 0)); // lines of four rows
     for (let at = 0; at < rows.length; at += 100) append(store, rows.slice(at, at + 100));
@@ -95,6 +95,10 @@ describe('ScrollbackStore', () => {
     expect(lastRows(store, 10)).toEqual(rows.slice(2582, 2592));
     append(store, rows.slice(2592, 2600));
     expect([...store.allTexts()]).toEqual(texts(rows.slice(0, 2600)));
+    // Rows, not lines: a line cut after its first row keeps that row.
+    store.dropNewestRows(7);
+    expect([...store.allTexts()]).toEqual(texts(rows.slice(0, 2593)));
+    expect([store.rows, store.lines]).toEqual([2593, 649]);
     store.dropNewestLines(10_000);
     expect([store.rows, store.lines]).toEqual([0, 0]);
   });
