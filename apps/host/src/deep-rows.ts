@@ -1,4 +1,4 @@
-import { followRow, writeSync, type CharWidth, type FollowedRow } from '@paneflow/screen';
+import { followRow, writeSync, type CharWidth, type FollowedRow, type Style } from '@paneflow/screen';
 import type { Terminal } from '@xterm/headless';
 import { ScrollbackStore } from './scrollback';
 
@@ -37,7 +37,13 @@ export class DeepRows {
    * then. They are the store's while they stay so (after a skimmed flood xterm's copies are rows
    * from before it), the terminal's again once the program draws over them (`reclaimDrawnOver`).
    */
-  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }>; reflowed: boolean } | null = null;
+  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }>; rowForRow: boolean } | null = null;
+  /**
+   * How many of the store's newest rows were laid out at the terminal's width as it is now (moved
+   * or skimmed since the last resize that changed it): rows brought back from among them are the
+   * store's row for row, older ones were reflowed since.
+   */
+  private rowsAtWidth = 0;
 
   constructor(
     private readonly term: Terminal,
@@ -85,14 +91,24 @@ export class DeepRows {
     this.reclaimDrawnOver();
     const buffer = this.term.buffer.normal;
     const cell = buffer.getNullCell();
-    for (let row = this.firstUnarchived(); row < last; row++) this.store.addLine(buffer.getLine(row)!, cell);
+    const first = this.firstUnarchived();
+    for (let row = first; row < last; row++) this.store.addLine(buffer.getLine(row)!, cell);
+    this.rowsAtWidth += Math.max(0, last - first);
     this.store.commit();
     this.placeBorder(last);
     this.forgetBroughtBack();
   }
 
+  /** A flood's plain lines skimmed past the terminal (`rows` rows of `lines` lines), after `moveRows` to the cursor. */
+  addSkimmed(text: string, from: number, to: number, style: Style, rows: number, lines: number): void {
+    this.store.addPlain(text, from, to, style, this.term.cols, rows, lines);
+    this.rowsAtWidth += rows;
+    this.store.commit();
+  }
+
   /** The scrollback was erased (RIS, ED 3): the store's rows go with the terminal's. */
   clear(): void {
+    this.rowsAtWidth = 0;
     this.store.clear();
     this.border?.dispose();
     this.border = null;
@@ -101,22 +117,31 @@ export class DeepRows {
 
   /**
    * The rows a resize brought back from the store become the terminal's again from the first the
-   * program drew over, moved or deleted: the store lets go of its copies and the border moves up
-   * to them, so that what is read there is what the program drew. Row for row when the width
-   * stayed (a line the border then splits is as xterm has it, part scrollback, part drawn over);
-   * after a reflow only whole lines match the store's, from the start of that row's line.
+   * program drew over, moved or deleted, so that what is read there is what the program drew.
    */
   reclaimDrawnOver(): void {
     if (!this.broughtBack || !this.border) return;
-    const { first, rows, reflowed } = this.broughtBack;
+    const { first, rows } = this.broughtBack;
     const buffer = this.term.buffer.normal;
     const top = first.line;
     const border = this.border.line;
     let same = 0;
     while (same < rows.length && top + same < border && buffer.getLine(top + same)?.translateToString(true) === rows[same].text) same++;
-    if (same === rows.length && top + same === border) return;
-    let from = top + same;
-    if (!reflowed) this.store.dropNewestRows(rows.length - same);
+    if (same < rows.length || top + same !== border) this.giveBack(same);
+  }
+
+  /**
+   * The rows brought back from the `from`-th on are the terminal's: the store lets go of its copies
+   * and the border moves up to them. Row for row while they match the store's (a line the border
+   * then splits is as xterm has it, part scrollback, part screen); after a reflow only whole lines
+   * do, from the start of that row's line.
+   */
+  private giveBack(from: number) {
+    const { first, rows, rowForRow } = this.broughtBack!;
+    const buffer = this.term.buffer.normal;
+    const top = first.line;
+    let same = from;
+    if (rowForRow) this.dropNewest(() => this.store.dropNewestRows(rows.length - same));
     else {
       let lines = 0;
       if (same < rows.length) {
@@ -124,27 +149,39 @@ export class DeepRows {
         lines = 1;
         for (let row = same + 1; row < rows.length; row++) if (!rows[row].wrapped) lines++;
       }
-      // A line that began above the rows brought back is read from the terminal from its start.
-      from = top + same;
-      if (same === 0 && rows[0].wrapped) while (from > 0 && buffer.getLine(from)?.isWrapped) from--;
-      this.store.dropNewestLines(lines);
+      this.dropNewest(() => this.store.dropNewestLines(lines));
     }
-    this.placeBorder(from);
-    if (same > 0) this.broughtBack.rows = rows.slice(0, same);
+    let border = top + same;
+    // A line that began above the rows brought back is read from the terminal from its start.
+    if (!rowForRow && same === 0 && rows[0].wrapped) while (border > 0 && buffer.getLine(border)?.isWrapped) border--;
+    this.placeBorder(border);
+    if (same > 0) this.broughtBack!.rows = rows.slice(0, same);
     else this.forgetBroughtBack();
   }
 
-  /** How many of the store's logical lines the screen's top rows, above the border, show (in part for the first). */
-  linesOnScreen(): number {
+  /** The store lets go of its newest rows (`drop`), which are then no longer at any width. */
+  private dropNewest(drop: () => void) {
+    const before = this.store.rows;
+    drop();
+    this.rowsAtWidth = Math.max(0, this.rowsAtWidth - (before - this.store.rows));
+  }
+
+  /**
+   * What the screen's top rows above the border take from the store: those rows when they match the
+   * store's row for row, else the logical lines they show (in part for the first).
+   */
+  screenFromStore(): { rows: number } | { lines: number } {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
+    const onScreen = Math.max(0, border - buffer.baseY);
+    if (onScreen === 0 || this.broughtBack?.rowForRow) return { rows: onScreen };
     const noted = this.broughtBack?.rows ?? [];
     let lines = 0;
     for (let row = buffer.baseY; row < border; row++) {
       const note = noted[noted.length - (border - row)];
       if (row === buffer.baseY || !(note ? note.wrapped : buffer.getLine(row)?.isWrapped)) lines++;
     }
-    return lines;
+    return { lines };
   }
 
   private forgetBroughtBack() {
@@ -155,69 +192,74 @@ export class DeepRows {
   /**
    * Rows already in the store keep the width they were printed at; the terminal reflows its own
    * (the normal buffer's behind the alternate screen too). Everything in its scrollback is moved
-   * first, so no row can be pushed out unmoved. Then the border is found again by the cursor,
-   * which xterm keeps on its line: as many logical lines from it as there were before (a reflow
-   * that also trims moves followed rows and markers wrongly). A logical line that crossed the
-   * border (its first row continuing a row above it) is then the terminal's whole: the store lets
-   * go of its first rows.
+   * first, so no row can be pushed out unmoved. After a reflow the border is found again by the
+   * cursor, which xterm keeps on its line: as many logical lines above it as there were before (a
+   * reflow that also trims moves followed rows and markers wrongly); a logical line that crossed
+   * the border (its first row continuing a row above it) is then the terminal's whole, the store
+   * letting go of its first rows.
    */
   resize(cols: number, rows: number): void {
     this.reclaimDrawnOver();
     this.archive(0);
     const buffer = this.term.buffer.normal;
-    const reflowed = cols !== this.term.cols;
-    const top = this.firstUnarchived();
-    const crossing = buffer.getLine(top)?.isWrapped === true;
-    // The border's distance from the cursor in logical lines: above it, or below it when the
-    // program moved the cursor up onto rows a resize brought back.
-    const cursor = buffer.baseY + buffer.cursorY;
-    const above = top <= cursor;
-    let lines = 0;
-    for (let row = Math.min(top, cursor) + 1; row <= Math.max(top, cursor); row++) if (!buffer.getLine(row)?.isWrapped) lines++;
-    this.term.resize(cols, rows);
-    if (!this.border) return;
     const lineStart = (row: number) => {
       while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
       return row;
     };
-    const nextLineStart = (row: number) => {
-      do row++;
-      while (row < buffer.length - 1 && buffer.getLine(row)?.isWrapped);
-      return row;
-    };
-    let row = lineStart(buffer.baseY + buffer.cursorY);
-    for (let n = 0; n < lines && (above ? row > 0 : row < buffer.length - 1); n++) row = above ? lineStart(row - 1) : nextLineStart(row);
-    if (crossing) this.store.dropNewestLines(1);
-    this.placeBorder(row);
+    // Rows brought back at and below the cursor's line are the terminal's before it resizes: with
+    // fewer rows xterm drops every row below the cursor, and the border must not go with them.
+    const cursor = buffer.baseY + buffer.cursorY;
+    if (this.broughtBack && lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, lineStart(cursor) - this.broughtBack.first.line));
+    const top = this.firstUnarchived();
+    const crossing = buffer.getLine(top)?.isWrapped === true;
+    let lines = 0;
+    for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
+    const reflow = cols !== this.term.cols;
+    this.term.resize(cols, rows);
+    if (this.border) {
+      // Without a reflow no row moves but by a trim, which the followed border takes.
+      let row = this.border.line;
+      if (reflow) {
+        this.rowsAtWidth = 0;
+        row = lineStart(buffer.baseY + buffer.cursorY);
+        for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
+      } else row = lineStart(row);
+      // The line that crossed the border is the terminal's whole, unless its start was trimmed.
+      if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));
+      else if (crossing && !reflow) row = this.border.line;
+      this.placeBorder(row);
+    }
     this.forgetBroughtBack();
-    this.noteBroughtBack(reflowed);
+    this.noteBroughtBack();
   }
 
   /**
-   * Notes the rows above the border a resize brought onto the screen, as they are now. Where
-   * their lines start is the store's to say when the width stayed (each row one of its newest
-   * rows; after a skimmed flood xterm's own rows there are older ones), xterm's after a reflow.
+   * Notes the rows above the border a resize brought onto the screen, as they are now. While they
+   * are among the store's newest rows laid out at this width, they match the store's row for row,
+   * and where their lines start is the store's to say (after a skimmed flood xterm's own rows
+   * there are older ones); else only their lines match, as xterm wrapped them.
    */
-  private noteBroughtBack(reflowed: boolean) {
+  private noteBroughtBack() {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
     const count = border - buffer.baseY;
     if (count <= 0) return;
+    const rowForRow = count <= Math.min(this.rowsAtWidth, this.store.rows);
     let wanted = count;
-    const stored = reflowed
-      ? []
-      : this.store.rowsFromEnd((block) => {
+    const stored = rowForRow
+      ? this.store.rowsFromEnd((block) => {
           const taken = Math.min(wanted, block.length);
           wanted -= taken;
           return taken;
-        });
+        })
+      : [];
     const rows: Array<{ text: string; wrapped: boolean }> = [];
     for (let row = buffer.baseY; row < border; row++) {
       const line = buffer.getLine(row);
       const inStore = stored[stored.length - (border - row)];
       rows.push({ text: line?.translateToString(true) ?? '', wrapped: inStore ? inStore.wrapped : (line?.isWrapped ?? false) });
     }
-    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, reflowed };
+    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow };
   }
 
   private placeBorder(row: number) {

@@ -31,23 +31,27 @@ export class TerminalText {
     // Rows above the border are the store's, on the screen too after a resize to more rows brought
     // them back (until the program draws over them: DeepRows.reclaimDrawnOver): the terminal is then
     // serialized from the border (a negative scrollback starts inside the screen), and the store's
-    // lines the screen shows are taken whole, whatever `scrollback` allows (their rows are at the
-    // width they were printed at, the screen's at its own).
+    // rows the screen shows are taken whatever `scrollback` allows: those rows, or after a reflow
+    // the lines they show, whole (their rows are at the width they were printed at).
     const onScreen = Math.max(0, border - buffer.baseY);
-    let screenLines = this.deep?.linesOnScreen() ?? 0;
+    const screen = this.deep?.screenFromStore() ?? { rows: 0 };
+    let screenRowsLeft = 'rows' in screen ? screen.rows : Infinity;
+    let screenLines = 'lines' in screen ? screen.lines : Infinity;
     const inTerminal = onScreen > 0 ? -onScreen : Math.min(scrollback, Math.max(0, buffer.baseY - border));
     let rowsLeft = scrollback - Math.max(0, inTerminal);
     let bytesLeft = deepBytes;
     let screenRows = 0;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
     const replayed: string[][] = [];
-    const deepRows = !this.deep || (rowsLeft <= 0 && screenLines === 0) ? [] : this.deep.store.rowsFromEnd((rows) => {
+    const forScreen = () => onScreen > 0 && screenRowsLeft > 0 && screenLines > 0;
+    const deepRows = !this.deep || (rowsLeft <= 0 && !forScreen()) ? [] : this.deep.store.rowsFromEnd((rows) => {
         const block: string[] = [];
-        for (let i = rows.length - 1; i >= 0 && (rowsLeft > 0 || screenLines > 0); i--) {
+        for (let i = rows.length - 1; i >= 0 && (rowsLeft > 0 || forScreen()); i--) {
           const text = rowToSgr(rows[i]);
           const size = Buffer.byteLength(text) + 2;
-          if (screenLines > 0) {
+          if (forScreen()) {
             screenRows++;
+            screenRowsLeft--;
             if (!rows[i].wrapped) screenLines--;
           } else if (size > bytesLeft) break;
           else rowsLeft--;

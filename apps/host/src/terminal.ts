@@ -183,8 +183,7 @@ export class CanonicalTerminal {
     const buffer = this.term.buffer.normal;
     deep.moveRows(buffer.baseY + buffer.cursorY);
     const style = cellStyle(currentAttr(this.term));
-    deep.store.addPlain(text, from, run.skimTo, style, this.term.cols, run.rows, run.lines);
-    deep.store.commit();
+    deep.addSkimmed(text, from, run.skimTo, style, run.rows, run.lines);
     this.parse(`${sgrToReplay(text, from, run.skimTo)}\x1b[2K`);
   }
 

@@ -190,6 +190,19 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     await pair.lines(1000, 300, { long: LONG });
     pair.resize(120, 30);
   }],
+  ['lines printed narrower, resized wider with more rows, more rows again, then cleared', async (pair) => {
+    pair.resize(60, 24);
+    await pair.lines(1000, 100, { long: LONG });
+    pair.resize(120, 34);
+    pair.resize(120, 44);
+    await pair.write('\x1b[H\x1b[2J$ prompt');
+  }],
+  ['more rows, the cursor moved to the top, far fewer rows', async (pair) => {
+    pair.resize(80, 34);
+    await pair.write('\x1b[1;1H');
+    pair.resize(80, 8);
+    await pair.write('$ prompt');
+  }],
   ['lines that wrap, resized narrower with more rows, then cleared', async (pair) => {
     await pair.lines(1000, 100, { long: LONG });
     pair.resize(70, 31);
@@ -225,6 +238,25 @@ test.each(sequences)('%s: every line once, as the witness has them', async (_, s
   try {
     await pair.lines(0, 1000);
     await pair.expectAlike((await sequence(pair)) ?? {});
+  } finally {
+    pair.dispose();
+  }
+});
+
+test('a checkpoint without scrollback after a resize to more rows carries the screen, not the whole line crossing its top', async () => {
+  const pair = new Pair();
+  try {
+    await pair.lines(0, 100);
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(100, 10);
+    pair.resize(80, 40);
+    const start = pair.host.checkpoint(0, 1 << 20);
+    expect(start.scrollback_rows).toBe(0);
+    expect(start.checkpoint.length).toBeLessThan(16_000);
+    expect((await pair.mirrored(0)).screen).toEqual(screenOf(pair.witness));
+    // Its start is past what xterm keeps: the store holds the line's first part, the terminal the
+    // rest, one line to read and search; a checkpoint lays the two out as two (README).
+    await pair.expectAlike({ mirror: false });
   } finally {
     pair.dispose();
   }
