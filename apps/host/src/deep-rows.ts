@@ -138,7 +138,6 @@ export class DeepRows {
    */
   private giveBack(from: number) {
     const { first, rows, rowForRow } = this.broughtBack!;
-    const buffer = this.term.buffer.normal;
     const top = first.line;
     let same = from;
     if (rowForRow) this.dropNewest(() => this.store.dropNewestRows(rows.length - same));
@@ -151,10 +150,8 @@ export class DeepRows {
       }
       this.dropNewest(() => this.store.dropNewestLines(lines));
     }
-    let border = top + same;
     // A line that began above the rows brought back is read from the terminal from its start.
-    if (!rowForRow && same === 0 && rows[0].wrapped) while (border > 0 && buffer.getLine(border)?.isWrapped) border--;
-    this.placeBorder(border);
+    this.placeBorder(!rowForRow && same === 0 && rows[0].wrapped ? this.lineStart(top) : top + same);
     if (same > 0) this.broughtBack!.rows = rows.slice(0, same);
     else this.forgetBroughtBack();
   }
@@ -202,28 +199,21 @@ export class DeepRows {
     this.reclaimDrawnOver();
     this.archive(0);
     const buffer = this.term.buffer.normal;
-    const lineStart = (row: number) => {
-      while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
-      return row;
-    };
     // Rows brought back at and below the cursor's line are the terminal's before it resizes: with
     // fewer rows xterm drops every row below the cursor, and the border must not go with them.
     const cursor = buffer.baseY + buffer.cursorY;
-    if (this.broughtBack && lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, lineStart(cursor) - this.broughtBack.first.line));
+    if (this.broughtBack && this.lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, this.lineStart(cursor) - this.broughtBack.first.line));
     const top = this.firstUnarchived();
     const crossing = buffer.getLine(top)?.isWrapped === true;
     let lines = 0;
     for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     const reflow = cols !== this.term.cols;
     this.term.resize(cols, rows);
+    if (reflow) this.rowsAtWidth = 0;
     if (this.border) {
       // Without a reflow no row moves but by a trim, which the followed border takes.
-      let row = this.border.line;
-      if (reflow) {
-        this.rowsAtWidth = 0;
-        row = lineStart(buffer.baseY + buffer.cursorY);
-        for (let n = 0; n < lines && row > 0; n++) row = lineStart(row - 1);
-      } else row = lineStart(row);
+      let row = this.lineStart(reflow ? buffer.baseY + buffer.cursorY : this.border.line);
+      if (reflow) for (let n = 0; n < lines && row > 0; n++) row = this.lineStart(row - 1);
       // The line that crossed the border is the terminal's whole, unless its start was trimmed.
       if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));
       else if (crossing && !reflow) row = this.border.line;
@@ -260,6 +250,13 @@ export class DeepRows {
       rows.push({ text: line?.translateToString(true) ?? '', wrapped: inStore ? inStore.wrapped : (line?.isWrapped ?? false) });
     }
     this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow };
+  }
+
+  /** The first row of the logical line `row` is on (row 0 when its start was trimmed). */
+  private lineStart(row: number): number {
+    const buffer = this.term.buffer.normal;
+    while (row > 0 && buffer.getLine(row)?.isWrapped) row--;
+    return row;
   }
 
   private placeBorder(row: number) {

@@ -43,7 +43,7 @@ export class TerminalText {
     let screenRows = 0;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
     const replayed: string[][] = [];
-    const forScreen = () => onScreen > 0 && screenRowsLeft > 0 && screenLines > 0;
+    const forScreen = () => screenRowsLeft > 0 && screenLines > 0;
     const deepRows = !this.deep || (rowsLeft <= 0 && !forScreen()) ? [] : this.deep.store.rowsFromEnd((rows) => {
         const block: string[] = [];
         for (let i = rows.length - 1; i >= 0 && (rowsLeft > 0 || forScreen()); i--) {
