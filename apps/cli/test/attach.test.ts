@@ -219,7 +219,9 @@ test('a program looks cell for cell as it does in tmux itself: colours, attribut
 });
 
 test('a full-screen program (less, on the alternate screen) looks cell for cell as it does in tmux itself', async () => {
-  expect(await sameAsTmux('pager', ['less', '-R', `${ROOT}/libs/screen/README.md`], '# @paneflow/screen')).toEqual([]);
+  // A fixed prompt: less's own names the file only until its first repaint, and a resize repaints it,
+  // so which of the two showed the name hung on whether its pane was resized before less drew.
+  expect(await sameAsTmux('pager', ['less', '-R', '-Pspager', `${ROOT}/libs/screen/README.md`], '# @paneflow/screen')).toEqual([]);
 });
 
 test('the outer window sets the pane size; two clients see the same panes; the one in use sets the size; killing a client leaves the sessions', async () => {
