@@ -5,11 +5,9 @@
 // Run: npm run bench:attach (needs tmux)
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { AGENTS, agentCommand, call, cpuSeconds, hasCommand, killTmux, percentile, reportFigures, ROOT, SHORT, startServe, upAgents } from './lib.mjs';
+import { AGENTS, agentCommand, alternatingEchoes, call, cpuSeconds, hasCommand, killTmux, outerTerminal, percentile, reportFigures, ROOT, SHORT, startServe, upAgents } from './lib.mjs';
 
-const pty = createRequire(import.meta.url)('node-pty');
 const CLI = join(ROOT, 'apps/cli/dist/paneflow.cjs');
 const COLS = 120;
 const ROWS = 32;
@@ -22,37 +20,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 if (!hasCommand('tmux')) {
   console.log('tmux is not installed (apt-get install tmux)');
   process.exit(0);
-}
-
-/** A client in a PTY of ours: what it writes to "the terminal" is counted and searched. */
-function outer(file, args, env) {
-  const term = pty.spawn(file, args, { name: 'xterm-256color', cols: COLS, rows: ROWS, env });
-  let bytes = 0;
-  let seen = '';
-  const waiters = [];
-  term.onData((data) => {
-    bytes += Buffer.byteLength(data);
-    seen = (seen + data).slice(-4096);
-    for (const waiter of waiters.splice(0)) waiter();
-  });
-  return {
-    term,
-    get bytes() {
-      return bytes;
-    },
-    /** Resolves once `text` has been written since the call. */
-    async next(text, timeoutMs = 5000) {
-      seen = '';
-      const deadline = Date.now() + timeoutMs;
-      while (!seen.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`never saw ${JSON.stringify(text)}`);
-        await new Promise((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
-    },
-  };
 }
 
 /** CPU (ms) and voluntary context switches of these processes, from /proc. */
@@ -90,18 +57,8 @@ async function busyWindow(client, pids, servers = null) {
 const pidOf = (bin) => JSON.parse(spawnSync(process.execPath, [join(ROOT, bin), 'status'], { env: instance.env, encoding: 'utf8' }).stdout).pid;
 
 async function measure(label, client, pids, startStream, stopStream) {
-  // Keystroke → echo: one character typed into `cat`, until the outer terminal shows it. Each is
-  // an ideograph of its own: no escape sequence and no earlier keystroke's echo can contain it.
-  const latencies = [];
-  for (let i = 0; i < KEYS; i++) {
-    const marker = String.fromCodePoint(0x4e00 + i);
-    const start = process.hrtime.bigint();
-    const shown = client.next(marker);
-    client.term.write(marker);
-    await shown;
-    latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
-    await sleep(20);
-  }
+  // Keystroke → echo: typed into `cat` until the outer terminal shows it.
+  const latencies = (await alternatingEchoes({ [label]: client }, KEYS))[label];
   client.term.write('\r');
   await sleep(500);
   const idle0 = usage(pids());
@@ -138,7 +95,7 @@ try {
   });
   const streamPane = up.surfaces[1].surface_id;
   const sendStream = (text) => call(instance.socket, 'surface.send_text', { surface_id: streamPane, text, submit: true, scope: 'all' }).catch((error) => console.error('stream:', error.message));
-  const paneflow = outer(process.execPath, [CLI, 'attach', 'bench'], { ...instance.env, TERM: 'xterm-256color' });
+  const paneflow = outerTerminal(process.execPath, [CLI, 'attach', 'bench'], instance.env, { cols: COLS, rows: ROWS });
   await paneflow.next('typing', 15_000).catch(() => undefined);
   await sleep(1000);
   results.push(
@@ -147,7 +104,7 @@ try {
   paneflow.term.kill();
   // The benches' team of agents (bench/lib.mjs), tiled in one window: what an outer terminal pays while a team works.
   await upAgents(instance, 'agents');
-  const team = outer(process.execPath, [CLI, 'attach', 'agents'], { ...instance.env, TERM: 'xterm-256color' });
+  const team = outerTerminal(process.execPath, [CLI, 'attach', 'agents'], instance.env, { cols: COLS, rows: ROWS });
   await team.next('agent-0', 15_000).catch(() => undefined);
   await sleep(2000);
   const servers = [pidOf('apps/host/dist/paneflow-host.cjs'), pidOf('apps/serve/dist/paneflow-serve.cjs')];
@@ -162,7 +119,7 @@ try {
   spawnSync('tmux', ['-L', tmuxName, '-f', '/dev/null', 'new-session', '-d', '-x', String(COLS), '-y', String(ROWS), 'exec cat'], { env: tmuxEnv });
   spawnSync('tmux', ['-L', tmuxName, 'split-window', '-h', '-d', 'exec bash --norc --noprofile']);
   // -u: the client writes UTF-8 whatever the locale, as attach does.
-  const tmuxClient = outer('tmux', ['-L', tmuxName, '-u', 'attach'], { ...process.env, TERM: 'xterm-256color' });
+  const tmuxClient = outerTerminal('tmux', ['-L', tmuxName, '-u', 'attach'], process.env, { cols: COLS, rows: ROWS });
   await sleep(1000);
   const serverPid = Number(spawnSync('tmux', ['-L', tmuxName, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).stdout.trim());
   const tmuxSend = (keys) => spawnSync('tmux', ['-L', tmuxName, 'send-keys', '-t', '{right}', ...keys]);
@@ -173,7 +130,7 @@ try {
     spawnSync('tmux', ['-L', tmuxName, 'split-window', '-t', 'agents', '-d', agentCommand]);
     spawnSync('tmux', ['-L', tmuxName, 'select-layout', '-t', 'agents', 'tiled']);
   }
-  const tmuxTeam = outer('tmux', ['-L', tmuxName, '-u', 'attach', '-t', 'agents'], { ...process.env, TERM: 'xterm-256color' });
+  const tmuxTeam = outerTerminal('tmux', ['-L', tmuxName, '-u', 'attach', '-t', 'agents'], process.env, { cols: COLS, rows: ROWS });
   await sleep(3000);
   results[1].agents = await busyWindow(tmuxTeam, () => [tmuxTeam.term.pid, serverPid]);
   tmuxTeam.term.kill();

@@ -1,6 +1,7 @@
 // Shared by the benchmarks: a temp instance home, a raw JSON-RPC connection, statistics.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,4 +192,68 @@ export function upAgents(instance, name) {
 export function killTmux(name) {
   spawnSync('tmux', ['-L', name, 'kill-server'], { stdio: 'ignore' });
   rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid()}`, name), { force: true });
+}
+
+const pty = createRequire(import.meta.url)('node-pty');
+
+/**
+ * A terminal client in a PTY of the bench's, which plays its outer terminal: what the client
+ * writes there is counted (`bytes`) and searched (`next`).
+ */
+export function outerTerminal(file, args, env, { cols = 120, rows = 32 } = {}) {
+  const term = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, env: { ...env, TERM: 'xterm-256color' } });
+  let bytes = 0;
+  let seen = '';
+  let waiter = null;
+  term.onData((data) => {
+    bytes += Buffer.byteLength(data);
+    seen = (seen + data).slice(-4096);
+    if (waiter && seen.includes(waiter.text)) waiter.found();
+  });
+  return {
+    term,
+    get bytes() {
+      return bytes;
+    },
+    /** Resolves once `text` has been written since the call (the next call replaces this one's wait). */
+    next(text, timeoutMs = 5000) {
+      seen = '';
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiter = null;
+          reject(new Error(`never saw ${JSON.stringify(text)}`));
+        }, timeoutMs);
+        waiter = {
+          text,
+          found: () => {
+            waiter = null;
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+      });
+    },
+  };
+}
+
+/**
+ * Keystroke → echo, `keys` for each face, the faces taking turns key by key so that each sees the
+ * same machine: one character typed into the face's outer terminal (a program there echoes it,
+ * `cat`) until that terminal shows it, `gapMs` apart. Each key is an ideograph of its own, which no
+ * escape sequence and no earlier echo can contain. Latencies in ms, by face.
+ */
+export async function alternatingEchoes(faces, keys, gapMs = 20) {
+  const latencies = Object.fromEntries(Object.keys(faces).map((name) => [name, []]));
+  const names = Object.keys(faces);
+  for (let i = 0; i < keys * names.length; i++) {
+    const name = names[i % names.length];
+    const marker = String.fromCodePoint(0x4e00 + (i % 20_000));
+    const start = process.hrtime.bigint();
+    const shown = faces[name].next(marker);
+    faces[name].term.write(marker);
+    await shown;
+    latencies[name].push(Number(process.hrtime.bigint() - start) / 1e6);
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  return latencies;
 }

@@ -76,7 +76,7 @@ export class FrameDrawing {
     if (pane === undefined) this.wholeFrame = true;
     else if (pane === 'sidebar') this.sidebarDirty = true;
     else this.dirtyPanes.add(pane);
-    this.pacer.request();
+    this.pacer.request(typeof pane === 'number');
   }
 
   private draw(): Promise<void> {

@@ -21,10 +21,14 @@ export class FramePacer {
   /** `draw` composes a frame and resolves once the terminal has taken it. */
   constructor(private readonly draw: () => Promise<void>) {}
 
-  /** Something changed: a frame will show it. */
-  request(): void {
+  /**
+   * Something changed: a frame will show it. A pane's `output` that may be the echo awaited is
+   * drawn in this very turn: the turn's end would delay it by Node's stream work for the read.
+   */
+  request(output = false): void {
     this.dirty = true;
-    this.schedule();
+    if (output && this.echoDue && this.running && !this.writing) this.fire();
+    else this.schedule();
   }
 
   private schedule(): void {
@@ -41,6 +45,7 @@ export class FramePacer {
   }
 
   private fire(): void {
+    if (this.soon) clearImmediate(this.soon);
     this.soon = null;
     if (this.later) clearTimeout(this.later);
     this.later = null;
