@@ -25,6 +25,9 @@ function screenOf(term: Terminal): string[] {
   return Array.from({ length: term.rows }, (_, y) => buffer.getLine(buffer.baseY + y)!.translateToString(true));
 }
 
+/** Where a terminal's cursor is on its screen: row, column. */
+const cursorOf = (term: Terminal): [number, number] => [term.buffer.active.cursorY, term.buffer.active.cursorX];
+
 const parsed = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
 
 /** The host's canonical terminal and the witness, fed alike. */
@@ -51,12 +54,12 @@ class Pair {
     this.witness.resize(cols, rows);
   }
 
-  /** What a mirror shows that starts from the host's checkpoint carrying `scrollback` rows: its lines, its screen's rows. */
-  async mirrored(scrollback: number): Promise<{ lines: string[]; screen: string[] }> {
+  /** What a mirror shows that starts from the host's checkpoint carrying `scrollback` rows: its lines, its screen's rows, its cursor. */
+  async mirrored(scrollback: number): Promise<{ lines: string[]; screen: string[]; cursor: [number, number] }> {
     const start = this.host.checkpoint(scrollback, 1 << 24);
     const term = new Terminal({ cols: start.cols, rows: start.rows, scrollback: 100_000, allowProposedApi: true });
     await parsed(term, start.checkpoint);
-    const shown = { lines: linesOf(term), screen: screenOf(term) };
+    const shown = { lines: linesOf(term), screen: screenOf(term), cursor: cursorOf(term) };
     term.dispose();
     return shown;
   }
@@ -70,9 +73,13 @@ class Pair {
     const found = this.host.search('line-', 1000).matches.map((match) => match.text);
     expect({ found }).toEqual({ found: expected.filter((line) => line.toLowerCase().includes('line-')).slice(0, 1000) });
     if (!mirror) return;
-    expect({ mirrored: (await this.mirrored(100_000)).lines }).toEqual({ mirrored: expected });
-    // A checkpoint with no scrollback or little still shows the whole screen.
-    for (const scrollback of [0, 3]) expect({ scrollback, screen: (await this.mirrored(scrollback)).screen }).toEqual({ scrollback, screen: screenOf(this.witness) });
+    const whole = await this.mirrored(100_000);
+    expect({ mirrored: whole.lines, cursor: whole.cursor }).toEqual({ mirrored: expected, cursor: cursorOf(this.witness) });
+    // A checkpoint with no scrollback or little still shows the whole screen, the cursor where it is.
+    for (const scrollback of [0, 3]) {
+      const { screen, cursor } = await this.mirrored(scrollback);
+      expect({ scrollback, screen, cursor }).toEqual({ scrollback, screen: screenOf(this.witness), cursor: cursorOf(this.witness) });
+    }
   }
 
   dispose() {
