@@ -1,30 +1,24 @@
 import Type, { type Static } from 'typebox';
 import { EVENT_TYPES, Presentation, type EventType } from './events';
 import { HOOK_FIELD_LIMITS, HOOK_METHODS, type HookMethod } from './hooks';
-import { ACTIVITY_LOG_ENTRIES, MAX_KEYSTROKE_CHARS, PID_MAX, TURNS_KEPT } from './limits';
+import { MAX_KEYSTROKE_CHARS, PID_MAX } from './limits';
 import { LayoutNameSchema, LayoutTree } from './layout';
 import { ManagedWorktree, ResolvedPane, SurfaceEntry, WorkspaceEntry, WorkspaceRef } from './model';
 import { RestartAttempt, RestartMode } from './resume';
 import { MachineFilter, MachineRow, MachineSpec, MachineName, RoutedTarget, TERMINAL_METHODS, type TerminalMethod } from './machines';
+import { closed, Empty, SendTextResult, SurfaceTarget } from './public-shapes';
 import { method, type MethodSpec } from './schema';
 import { MAX_SELECTOR_CHARS, SELECTOR_STAGES, type SelectorStage } from './selectors';
-import { ActivityEntry, CliState, InboxItem, SessionRow, StatusObject } from './status';
-import { AutoAnswer, PaneQueue, QueuedPrompt, QueueId, RuleStatus } from './supervisor';
-import { DigestAgent, TurnRecord } from './turns';
-import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, TimeMs, Uuid } from './wire';
+import { SessionRow, StatusObject } from './status';
+import { SupervisorMethods } from './supervisor-methods';
+import { Env, nullable, ReadResult, Scope, SearchResult, SurfaceId, Uuid } from './wire';
 
 /**
  * The public protocol on `paneflow.sock` (REFERENCE.md §2): one request per connection except
  * `events.subscribe`. Serve implements it; the CLI, the MCP bridge, the hook and the faces use it.
  */
 export { PUBLIC_PROTOCOL_VERSION } from './versions';
-const closed = { additionalProperties: false } as const;
-const Empty = Type.Object({}, closed);
 const Origin = Type.Union([Type.Literal('cli'), Type.Literal('mcp'), Type.Literal('flow')]);
-/** A pane; with `machine`, a pane of that machine, asked of its serve (issue 32). */
-const SurfaceTarget = { surface_id: SurfaceId, ...RoutedTarget };
-/** A pane, or a session (whose pane may have closed); neither: every one. */
-const TurnTarget = { surface_id: Type.Optional(SurfaceId), session: Type.Optional(Uuid), ...RoutedTarget };
 /**
  * How closing treats what runs and what was made (an addition to REFERENCE.md §2.3): `unless_busy`
  * refuses (-32030, `close_needs_confirmation`) before anything closes when a pane would need a
@@ -81,25 +75,6 @@ export const HookParams = Type.Object(
 export type HookParams = Static<typeof HookParams>;
 const HookResult = Type.Object({ accepted: Type.Boolean(), reason: Type.Optional(Type.String()) });
 const hookMethods = Object.fromEntries(HOOK_METHODS.map((name) => [name, method(HookParams, HookResult)])) as Record<HookMethod, MethodSpec<typeof HookParams, typeof HookResult>>;
-
-/**
- * §4.4. A submit to a declaring agent is confirmed by serve: `started` says whether its state moved
- * into a turn within 3 s (null when the agent declares nothing), `start_reason` why.
- */
-/** A queue write's caller: where its names resolve, and the workspace it speaks for (as `surface.send_text`'s). */
-const QueueScope = { scope: Type.Optional(Scope), workspace_id: Type.Optional(Type.String()) };
-const SendTextResult = Type.Object({
-  surface_id: SurfaceId,
-  sent: Type.Boolean(),
-  submitted: Type.Boolean(),
-  agent_target: Type.Boolean(),
-  paste: Type.Boolean(),
-  submit_mode: nullable(Type.Union([Type.Literal('deferred_paste_cr'), Type.Literal('inline_cr')])),
-  terminal_bracketed_paste: Type.Boolean(),
-  state_seq: Type.Optional(Type.Integer()),
-  started: Type.Optional(nullable(Type.Boolean())),
-  start_reason: Type.Optional(Type.Union([Type.Literal('state_changed'), Type.Literal('not_started'), Type.Literal('no_signal')])),
-});
 
 /**
  * A runtime's launcher preset (`[[suggested_presets]]` id): serve starts the command and env the
@@ -293,99 +268,7 @@ export const PublicMethods = {
     Type.Object({ ...SurfaceTarget, ...CloseOptions }, closed),
     Type.Object({ closed: SurfaceId, workspace_closed: Type.Boolean(), worktrees: Type.Array(WorktreeTeardown) }),
   ),
-  /**
-   * Every agent of every machine (`machine` on each: null for this one), other machines' as last
-   * seen, and those machines' links (`machines`), so a face can say a row is stale and how old.
-   */
-  'fleet.list': method(Type.Object(MachineFilter, closed), Type.Object({ agents: Type.Array(StatusObject), machines: Type.Optional(Type.Array(MachineRow)) })),
-  /** The latest outcome changes (§3.4's activity log, an addition), oldest first; of one pane with `surface_id`. */
-  'fleet.activity': method(
-    Type.Object({ surface_id: Type.Optional(SurfaceId), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTIVITY_LOG_ENTRIES })) }, closed),
-    Type.Object({ entries: Type.Array(ActivityEntry) }),
-  ),
-  /** Every agent waiting for its person, oldest wait first (an addition: the attention inbox). */
-  'fleet.inbox': method(
-    Type.Object(MachineFilter, closed),
-    Type.Object({ items: Type.Array(InboxItem), answered: Type.Optional(Type.Array(AutoAnswer)), machines: Type.Optional(Type.Array(MachineRow)) }),
-  ),
-  /**
-   * Answers a waiting agent the way its runtime's `[answers]` say, only while it still waits at
-   * `state_seq`; confirmed like a submit: `left_waiting` says whether its state moved on within 3 s.
-   */
-  'surface.answer': method(
-    Type.Object(
-      {
-        ...SurfaceTarget,
-        answer: Type.String({ minLength: 1, maxLength: 4096 }),
-        state_seq: Type.Integer({ minimum: 0 }),
-        scope: Type.Optional(Scope),
-        workspace_id: Type.Optional(Type.String()),
-      },
-      closed,
-    ),
-    Type.Object({ surface_id: SurfaceId, answered: Type.Literal(true), left_waiting: Type.Boolean(), state: CliState, state_seq: Type.Integer({ minimum: 0 }) }),
-  ),
-  /**
-   * The turn ledger (additions to REFERENCE.md): turns of one pane (`surface_id`) or one session
-   * (also after its pane closed), else of every pane, oldest first; `since_ms` keeps those still
-   * running or ended since then, `limit` the newest that many.
-   */
-  'turn.list': method(
-    Type.Object({ ...TurnTarget, since_ms: Type.Optional(TimeMs), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: TURNS_KEPT })) }, closed),
-    Type.Object({ turns: Type.Array(TurnRecord) }),
-  ),
-  /**
-   * git's diff of one turn (`turn`, default the latest) of a pane or session: its start snapshot
-   * against its end (`against: "end"`), or, for a turn still running or interrupted, against the
-   * working tree now (`"worktree"`); `stat` for git's --stat. Plain text, cut at TURN_DIFF_MAX_BYTES.
-   */
-  'turn.diff': method(
-    Type.Object({ ...TurnTarget, turn: Type.Optional(Type.Integer({ minimum: 1 })), stat: Type.Optional(Type.Boolean()) }, closed),
-    Type.Object({ turn: TurnRecord, diff: Type.String(), truncated: Type.Boolean(), against: Type.Union([Type.Literal('end'), Type.Literal('worktree')]) }),
-  ),
-  /** Removes every ended turn's record and git ref (of one pane or session, or all). */
-  'turn.prune': method(Type.Object(TurnTarget, closed), Type.Object({ records: Type.Integer({ minimum: 0 }), refs: Type.Integer({ minimum: 0 }) })),
-  /**
-   * While you were away: per agent, its turns since `since_ms` (default: when the person last
-   * looked — an ack, `fleet.looked` from a face — else the last 24 hours), what they changed and
-   * cost, and what it waits for now. Other machines' agents too (issue 32), asked of each connected
-   * one for the same window and waited for at most DIGEST_MACHINE_WAIT_MS: a machine that does not
-   * answer in time is left out, and `machines` says which were not connected.
-   */
-  'fleet.digest': method(
-    Type.Object({ since_ms: Type.Optional(TimeMs), ...MachineFilter }, closed),
-    Type.Object({ since_ms: TimeMs, looked_at_ms: nullable(TimeMs), agents: Type.Array(DigestAgent), machines: Type.Optional(Type.Array(MachineRow)) }),
-  ),
-  /** A face says its person is looking now (the digest's default `since_ms`). */
-  'fleet.looked': method(Empty, Type.Object({ looked_at_ms: TimeMs })),
-  /**
-   * The supervisor's queue (additions): `queue.add` keeps a prompt until the pane's agent ends its
-   * declared turn (to one idle already it goes at once); each delivery is a submit through the
-   * busy guard and its confirmation, like `surface.send_text`. Writes need the scripting gate.
-   */
-  'queue.add': method(
-    Type.Object({ ...SurfaceTarget, text: Type.String({ minLength: 1 }), ...QueueScope }, closed),
-    Type.Object({ item: QueuedPrompt, sent_now: Type.Boolean() }),
-  ),
-  'queue.list': method(Type.Object({ surface_id: Type.Optional(SurfaceId), ...RoutedTarget }, closed), Type.Object({ queues: Type.Array(PaneQueue) })),
-  /** The writes below are checked against the caller's scope as `queue.add` is (the item's pane). */
-  'queue.remove': method(Type.Object({ id: QueueId, ...QueueScope, ...RoutedTarget }, closed), Type.Object({ removed: QueuedPrompt })),
-  /** Moves a queued prompt to `position` (1: next) within its pane's queue. */
-  'queue.move': method(Type.Object({ id: QueueId, position: Type.Integer({ minimum: 1 }), ...QueueScope, ...RoutedTarget }, closed), PaneQueue),
-  /** Sends a queued prompt now, whatever the turn (released from a hold); `force` as `surface.send_text`'s. */
-  'queue.send_now': method(Type.Object({ id: QueueId, force: Type.Optional(Type.Boolean()), ...QueueScope, ...RoutedTarget }, closed), Type.Object({ id: QueueId, sent: SendTextResult })),
-  /**
-   * Answer rules (config.json `answer_rules`): which there are and whether they act (`enabled`:
-   * `rules.set_enabled` turns them all off or on at once, kept across restarts; they act only
-   * where the scripting gate is open, `gated` says when it is not), which one would answer a
-   * declared permission `message`, and turning them off or on.
-   */
-  'rules.list': method(Empty, Type.Object({ enabled: Type.Boolean(), gated: Type.Boolean(), delay_ms: Type.Integer({ minimum: 0 }), rules: Type.Array(RuleStatus) })),
-  'rules.test': method(
-    Type.Object({ message: Type.String({ maxLength: 65536 }), runtime_id: Type.Optional(Type.String()) }, closed),
-    Type.Object({ rule: nullable(Type.String()), answer: nullable(Type.String()), reason: Type.String() }),
-  ),
-  'rules.set_enabled': method(Type.Object({ enabled: Type.Boolean() }, closed), Type.Object({ enabled: Type.Boolean() })),
+  ...SupervisorMethods,
   'session.list': method(Type.Object(MachineFilter, closed), Type.Object({ sessions: Type.Array(SessionRow), machines: Type.Optional(Type.Array(MachineRow)) })),
   /**
    * The machines this serve reaches over ssh (issue 32), kept in config.json's `machines`:
