@@ -38,17 +38,24 @@ socket.on('data', (data) => process.stdout.write(data));
 socket.on('close', () => process.exit(0));`;
 
 // The same pair in C, where this machine has a compiler: what two processes cost without Node.
-const relayServerC = `#include <poll.h>
+const preludeC = `#include <poll.h>
 #include <pty.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
-int main(int argc, char **argv) {
-  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+static struct sockaddr_un at(const char *path) {
   struct sockaddr_un address = {0};
   address.sun_family = AF_UNIX;
-  strncpy(address.sun_path, argv[1], sizeof address.sun_path - 1);
+  strncpy(address.sun_path, path, sizeof address.sun_path - 1);
+  return address;
+}
+`;
+const relayServerC = `${preludeC}
+int main(int argc, char **argv) {
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un address = at(argv[1]);
   if (bind(listener, (struct sockaddr *)&address, sizeof address) || listen(listener, 1)) return 1;
   write(1, "listening\\n", 10);
   int client = accept(listener, 0, 0), master;
@@ -65,17 +72,10 @@ int main(int argc, char **argv) {
     }
   }
 }`;
-const relayClientC = `#include <poll.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <termios.h>
-#include <unistd.h>
+const relayClientC = `${preludeC}
 int main(int argc, char **argv) {
   int server = socket(AF_UNIX, SOCK_STREAM, 0);
-  struct sockaddr_un address = {0};
-  address.sun_family = AF_UNIX;
-  strncpy(address.sun_path, argv[1], sizeof address.sun_path - 1);
+  struct sockaddr_un address = at(argv[1]);
   if (connect(server, (struct sockaddr *)&address, sizeof address)) return 1;
   struct termios raw;
   tcgetattr(0, &raw);
