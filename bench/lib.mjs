@@ -219,11 +219,7 @@ export function outerTerminal(file, args, env, { cols = 120, rows = 32 } = {}) {
     next(text, timeoutMs = 5000) {
       seen = '';
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiter = null;
-          reject(new Error(`never saw ${JSON.stringify(text)}`));
-        }, timeoutMs);
-        waiter = {
+        const mine = {
           text,
           found: () => {
             waiter = null;
@@ -231,6 +227,11 @@ export function outerTerminal(file, args, env, { cols = 120, rows = 32 } = {}) {
             resolve();
           },
         };
+        const timer = setTimeout(() => {
+          if (waiter === mine) waiter = null;
+          reject(new Error(`never saw ${JSON.stringify(text)}`));
+        }, timeoutMs);
+        waiter = mine;
       });
     },
   };
