@@ -1,4 +1,4 @@
-import { followRow, writeSync, type CharWidth, type FollowedRow, type Style } from '@paneflow/screen';
+import { followRow, roomForReflow, writeSync, type CharWidth, type FollowedRow, type Style } from '@paneflow/screen';
 import type { Terminal } from '@xterm/headless';
 import { ScrollbackStore } from './scrollback';
 
@@ -208,6 +208,7 @@ export class DeepRows {
     let lines = 0;
     for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     const reflow = cols !== this.term.cols;
+    const restore = roomForReflow(this.term, cols);
     this.term.resize(cols, rows);
     if (reflow) this.rowsAtWidth = 0;
     if (this.border) {
@@ -220,6 +221,9 @@ export class DeepRows {
       this.placeBorder(row);
     }
     this.forgetBroughtBack();
+    // The rows the terminal's own scrollback no longer holds once it is put back go to the store first.
+    this.archive(TERMINAL_SCROLLBACK);
+    restore();
     this.noteBroughtBack();
   }
 

@@ -130,6 +130,7 @@ describe.each(sizes)('resized to %s', (_, cols, rows) => {
 });
 
 const LONG = ` ${'w'.repeat(100)}`;
+const WIDE = ` ${'w'.repeat(170)}`;
 const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean }>]> = [
   ['cleared after more rows, then fewer rows', async (pair) => {
     pair.resize(80, 32);
@@ -232,6 +233,24 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     pair.resize(80, 30);
     await pair.write('\x1b[H\x1b[2J$ prompt');
   }],
+  // xterm's own reflow of a buffer that overflows leaves the cursor's blank row a copy of the line above.
+  ['long lines filling the terminal’s own scrollback, narrowed to a fifth', async (pair) => {
+    pair.resize(190, 24);
+    await pair.lines(1000, 400, { long: WIDE });
+    pair.resize(40, 24);
+    await pair.write('$ prompt');
+  }],
+  ['long lines filling the terminal’s own scrollback, narrowed with more rows', async (pair) => {
+    pair.resize(200, 40);
+    await pair.lines(1000, 400, { long: WIDE });
+    pair.resize(80, 44);
+  }],
+  // The screen's 60 lines become 540 rows above it: more than the terminal's own scrollback holds.
+  ['long lines filling the terminal’s own scrollback, narrowed to a tenth with many rows', async (pair) => {
+    pair.resize(200, 60);
+    await pair.lines(1000, 400, { long: WIDE });
+    pair.resize(20, 60);
+  }],
   ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
     await pair.lines(1000, 3000, { flood: true });
     pair.resize(80, 24);
@@ -266,5 +285,29 @@ test('a checkpoint without scrollback after a resize to more rows carries the sc
     await pair.expectAlike({ mirror: false });
   } finally {
     pair.dispose();
+  }
+});
+
+test('a session that keeps no more rows than the terminal: a full buffer narrowed shows what a terminal with room for every row shows', async () => {
+  const host = new CanonicalTerminal(190, 24, 200, events);
+  const witness = new Terminal({ cols: 190, rows: 24, scrollback: 100_000, allowProposedApi: true });
+  try {
+    const lines = Array.from({ length: 400 }, (_, i) => `line-${i}${WIDE}\r\n`).join('');
+    host.write(lines, lines.length);
+    host.read(1);
+    await parsed(witness, lines);
+    host.resize(40, 24);
+    witness.resize(40, 24);
+    host.write('$ prompt', 8);
+    await parsed(witness, '$ prompt');
+    const start = host.checkpoint(0, 1 << 20);
+    const mirror = new Terminal({ cols: start.cols, rows: start.rows, scrollback: 0, allowProposedApi: true });
+    await parsed(mirror, start.checkpoint);
+    expect({ screen: screenOf(mirror), cursor: cursorOf(mirror) }).toEqual({ screen: screenOf(witness), cursor: cursorOf(witness) });
+    expect(host.read(3).text.split('\n')).toEqual(linesOf(witness).slice(-3));
+    mirror.dispose();
+  } finally {
+    host.dispose();
+    witness.dispose();
   }
 });
