@@ -14,12 +14,12 @@ interface Resizable extends XtermTerminal {
  * reflow can make (every row split at the new width, and one more for a wide character pushed
  * over). Returns what puts the scrollback back once the caller has kept what it keeps of the rows
  * above: the oldest rows then go, as an overflow would have trimmed them. Nothing to do when the
- * width stays or the rows fit.
+ * terminal does not narrow (wider, its lines take fewer rows) or the rows fit.
  */
 export function roomForReflow(term: Resizable, cols: number): () => void {
   const scrollback = term.options.scrollback ?? 1000;
   const rows = term.buffer.normal.length * (Math.ceil(term.cols / cols) + 1);
-  if (cols === term.cols || rows <= scrollback + term.rows) return () => undefined;
+  if (cols >= term.cols || rows <= scrollback + term.rows) return () => undefined;
   term.options.scrollback = rows;
   return () => {
     term.options.scrollback = scrollback;

@@ -60,9 +60,10 @@ test.each([
   witness.dispose();
 });
 
-test('no room is made when the width stays, or when every row fits', async () => {
+test('no room is made when the width stays or grows, or when every row fits', async () => {
   const { term } = await filled(SCROLLBACK);
   roomForReflow(term, COLS);
+  roomForReflow(term, COLS + 10);
   expect(term.options.scrollback).toBe(SCROLLBACK);
   const roomy = new Terminal({ cols: COLS, rows: ROWS, scrollback: 10_000, allowProposedApi: true });
   await parsed(roomy, 'one line\r\n');
