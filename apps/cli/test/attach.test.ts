@@ -229,7 +229,7 @@ test('a pane full of long lines narrowed: what comes next starts a line of its o
   // (MIRROR_SCROLLBACK) and the host's terminal keeps, each 181 columns in a pane 193 wide; then
   // `cat`, which draws nothing again when its pane is resized.
   const lines = `awk 'BEGIN { w = sprintf("%170s", ""); gsub(/ /, "w", w); for (i = 1; i <= 10100; i++) printf "row-%05d %s\\n", i, w }'`;
-  const ids = await workspace('reflow', [{ name: 'long', command: `echo go on; read -r _; ${lines}; exec cat`, focus: true }]);
+  const ids = await workspace('reflow', [{ name: 'wide', command: `echo go on; read -r _; ${lines}; exec cat`, focus: true }]);
   const window = attach('reflow', 220, 20);
   await window.shows((l) => text(l).includes('go on'), 'the pane waiting');
   window.keys('Enter');
@@ -237,11 +237,11 @@ test('a pane full of long lines narrowed: what comes next starts a line of its o
   // So narrow a window shows no sidebar: the pane's lines reflowed from 193 columns to 45 (a width
   // at which xterm.js overflowing its buffer leaves the cursor's row a copy of the line above).
   window.resize(45, 20);
-  await window.shows((l) => l.some((row) => row.startsWith('row-10100 ')) && l.some((row) => row.startsWith(`─ ${ids.long} long`)), 'the last line reflowed');
+  await window.shows((l) => l.some((row) => row.startsWith('row-10100 ')) && l.some((row) => row.startsWith(`─ ${ids.wide} wide`)), 'the last line reflowed');
   window.type('next');
   const shown = await window.shows((l) => text(l).includes('next'), 'the typed line');
   expect(shown.find((row) => row.includes('next'))!.trimEnd()).toBe('next');
-  const kept = await home.rpc('surface.read', { surface_id: ids.long, lines: 2, fenced: false, scope: 'all' });
+  const kept = await home.rpc('surface.read', { surface_id: ids.wide, lines: 2, fenced: false, scope: 'all' });
   expect(kept.text.split('\n')).toEqual([`row-10100 ${'w'.repeat(170)}`, 'next']);
 });
 
