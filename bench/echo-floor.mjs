@@ -23,10 +23,11 @@ const NODE_PTY = createRequire(import.meta.url).resolve('node-pty');
 
 const relayServer = `
 const pty = require(process.argv[2]);
+const { writeSync } = require('node:fs');
 require('node:net').createServer((socket) => {
   const cat = pty.spawn('cat', [], { cols: 80, rows: 24 });
   // At once on the PTY's master, as the host's writeNow (libs/proc): node-pty's write goes through libuv's pool.
-  socket.on('data', (data) => require('node:fs').writeSync(cat._fd, data));
+  socket.on('data', (data) => writeSync(cat._fd, data));
   cat.onData((data) => socket.write(data));
   socket.on('close', () => cat.kill());
 }).listen(process.argv[1], () => process.stdout.write('listening\\n'));`;

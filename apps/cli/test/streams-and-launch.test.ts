@@ -1,7 +1,7 @@
 // Event streams and launches: `watch --events-only` (§4.7),
 // `sessions --follow` across a serve restart (§4.7), a runtime's `strip_inherited` (§1.2, §6),
 // and a flow's `on_failure = "continue"` at run time (§5.7).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeHome, scaled, until, type Home } from '@paneflow/testing';
 
@@ -75,7 +75,9 @@ test("an agent pane starts without its runtime's strip_inherited variables; a sh
     return status.runtime_id === 'claude-code' && status.pid !== null ? status : null;
   }, 'the agent identified');
   const { session } = (await home.rpc('session.list', {})).sessions.find((s) => s.surface_id === shell)!;
-  const manifest = JSON.parse(readFileSync(join(home.env.PANEFLOW_HOME!, 'host/sessions', `${session}.json`), 'utf8')) as { process: { pid: number } };
+  // The host writes a session's manifest a moment after its start (coalesced, apps/host README), by rename: whole once there.
+  const manifestPath = join(home.env.PANEFLOW_HOME!, 'host/sessions', `${session}.json`);
+  const manifest = await until(() => (existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { process: { pid: number } }) : null), 'the shell’s manifest');
   const environ = (p: number) => readFileSync(`/proc/${p}/environ`, 'utf8').split('\0');
   const named = (vars: string[]) => vars.filter((v) => /^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT)=/.test(v)).sort();
   expect(named(environ(pid!))).toEqual([]);

@@ -1,6 +1,6 @@
 import { replyFor, Scanner, Store, type Parsed } from '@paneflow/osc7501';
 import { declaredStatusOf, wireRecord, type Manifest, type WireRecord } from '@paneflow/protocol';
-import { cellStyle, currentAttr, PlainLines, roomForReflow, sgrToReplay, terminalCharWidth, writeSync } from '@paneflow/screen';
+import { cellStyle, currentAttr, PlainLines, resizeWithRoom, sgrToReplay, terminalCharWidth, writeSync } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
@@ -223,11 +223,7 @@ export class CanonicalTerminal {
     this.settle();
     if (this.plain) this.plain.cols = cols;
     if (this.deep) this.deep.resize(cols, rows);
-    else {
-      const restore = roomForReflow(this.term, cols);
-      this.term.resize(cols, rows);
-      restore();
-    }
+    else resizeWithRoom(this.term, cols, rows);
   }
 
   get size(): { cols: number; rows: number } {

@@ -30,10 +30,15 @@ const cursorOf = (term: Terminal): [number, number] => [term.buffer.active.curso
 
 const parsed = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
 
-/** The host's canonical terminal and the witness, fed alike. */
+/** The host's canonical terminal (keeping `scrollback` rows: more than its terminal's own, a deep store) and the witness, fed alike. */
 class Pair {
-  readonly host = new CanonicalTerminal(80, 24, 100_000, events);
-  readonly witness = new Terminal({ cols: 80, rows: 24, scrollback: 100_000, allowProposedApi: true });
+  readonly host: CanonicalTerminal;
+  readonly witness: Terminal;
+
+  constructor(cols = 80, scrollback = 100_000) {
+    this.host = new CanonicalTerminal(cols, 24, scrollback, events);
+    this.witness = new Terminal({ cols, rows: 24, scrollback: 100_000, allowProposedApi: true });
+  }
 
   async write(data: string) {
     this.host.write(data, Buffer.byteLength(data));
@@ -289,25 +294,15 @@ test('a checkpoint without scrollback after a resize to more rows carries the sc
 });
 
 test('a session that keeps no more rows than the terminal: a full buffer narrowed shows what a terminal with room for every row shows', async () => {
-  const host = new CanonicalTerminal(190, 24, 200, events);
-  const witness = new Terminal({ cols: 190, rows: 24, scrollback: 100_000, allowProposedApi: true });
+  const pair = new Pair(190, 200);
   try {
-    const lines = Array.from({ length: 400 }, (_, i) => `line-${i}${WIDE}\r\n`).join('');
-    host.write(lines, lines.length);
-    host.read(1);
-    await parsed(witness, lines);
-    host.resize(40, 24);
-    witness.resize(40, 24);
-    host.write('$ prompt', 8);
-    await parsed(witness, '$ prompt');
-    const start = host.checkpoint(0, 1 << 20);
-    const mirror = new Terminal({ cols: start.cols, rows: start.rows, scrollback: 0, allowProposedApi: true });
-    await parsed(mirror, start.checkpoint);
-    expect({ screen: screenOf(mirror), cursor: cursorOf(mirror) }).toEqual({ screen: screenOf(witness), cursor: cursorOf(witness) });
-    expect(host.read(3).text.split('\n')).toEqual(linesOf(witness).slice(-3));
-    mirror.dispose();
+    await pair.lines(0, 400, { long: WIDE, flood: true });
+    pair.resize(40, 24);
+    await pair.write('$ prompt');
+    const { screen, cursor } = await pair.mirrored(0);
+    expect({ screen, cursor }).toEqual({ screen: screenOf(pair.witness), cursor: cursorOf(pair.witness) });
+    expect(pair.host.read(3).text.split('\n')).toEqual(linesOf(pair.witness).slice(-3));
   } finally {
-    host.dispose();
-    witness.dispose();
+    pair.dispose();
   }
 });

@@ -4,6 +4,7 @@ import type { XtermTerminal } from './xterm-internals';
 interface Resizable extends XtermTerminal {
   readonly options: { scrollback?: number };
   readonly buffer: { readonly normal: { readonly length: number } };
+  resize(cols: number, rows: number): void;
 }
 
 /**
@@ -17,6 +18,7 @@ interface Resizable extends XtermTerminal {
  * terminal does not narrow (wider, its lines take fewer rows) or the rows fit.
  */
 export function roomForReflow(term: Resizable, cols: number): () => void {
+  // Unset, xterm.js keeps its default of 1000 rows.
   const scrollback = term.options.scrollback ?? 1000;
   const rows = term.buffer.normal.length * (Math.ceil(term.cols / cols) + 1);
   if (cols >= term.cols || rows <= scrollback + term.rows) return () => undefined;
@@ -24,4 +26,11 @@ export function roomForReflow(term: Resizable, cols: number): () => void {
   return () => {
     term.options.scrollback = scrollback;
   };
+}
+
+/** A resize with `roomForReflow` around it, for a terminal that keeps nothing of its own above its scrollback. */
+export function resizeWithRoom(term: Resizable, cols: number, rows: number): void {
+  const restore = roomForReflow(term, cols);
+  term.resize(cols, rows);
+  restore();
 }

@@ -2,7 +2,7 @@
 // with room for every row: the day an upgrade fixes the overflow, the first test fails and the
 // workaround can go.
 import { Terminal } from '@xterm/headless';
-import { roomForReflow } from '../src/reflow';
+import { resizeWithRoom, roomForReflow } from '../src/reflow';
 
 const COLS = 190;
 const ROWS = 8;
@@ -20,9 +20,9 @@ function screen(term: Terminal) {
   return { rows, cursor: [buffer.cursorY, buffer.cursorX] };
 }
 
-/** A terminal with `scrollback` rows filled past it with lines of about 180 columns, and a witness that keeps every row. */
-async function filled(scrollback: number) {
-  const term = new Terminal({ cols: COLS, rows: ROWS, scrollback, allowProposedApi: true });
+/** A terminal filled past its scrollback with lines of about 180 columns, and a witness that keeps every row. */
+async function filled() {
+  const term = new Terminal({ cols: COLS, rows: ROWS, scrollback: SCROLLBACK, allowProposedApi: true });
   const witness = new Terminal({ cols: COLS, rows: ROWS, scrollback: 100_000, allowProposedApi: true });
   const lines = Array.from({ length: 400 }, (_, i) => `line-${i} ${'w'.repeat(170)}\r\n`).join('');
   await Promise.all([term, witness].map((t) => parsed(t, lines)));
@@ -30,7 +30,7 @@ async function filled(scrollback: number) {
 }
 
 test('xterm.js narrowing a full buffer leaves a wrapped copy of the line above on the cursor’s blank row', async () => {
-  const { term, witness } = await filled(SCROLLBACK);
+  const { term, witness } = await filled();
   term.resize(40, ROWS);
   witness.resize(40, ROWS);
   expect(screen(witness).rows.at(-1)).toBe('|');
@@ -45,10 +45,8 @@ test.each([
   [17, ROWS],
   [100, 5],
 ])('with room made, a full buffer narrowed to %i×%i shows what the witness shows, and keeps its scrollback', async (cols, rows) => {
-  const { term, witness } = await filled(SCROLLBACK);
-  const restore = roomForReflow(term, cols);
-  term.resize(cols, rows);
-  restore();
+  const { term, witness } = await filled();
+  resizeWithRoom(term, cols, rows);
   witness.resize(cols, rows);
   expect(screen(term)).toEqual(screen(witness));
   expect(term.options.scrollback).toBe(SCROLLBACK);
@@ -61,7 +59,7 @@ test.each([
 });
 
 test('no room is made when the width stays or grows, or when every row fits', async () => {
-  const { term } = await filled(SCROLLBACK);
+  const { term } = await filled();
   roomForReflow(term, COLS);
   roomForReflow(term, COLS + 10);
   expect(term.options.scrollback).toBe(SCROLLBACK);

@@ -1,5 +1,5 @@
 import type { InstanceClient } from '@paneflow/client';
-import { cursorModes, mouseEncoding, roomForReflow, writeSync, type PaneBuffer, type PaneModes } from '@paneflow/screen';
+import { cursorModes, mouseEncoding, resizeWithRoom, writeSync, type PaneBuffer, type PaneModes } from '@paneflow/screen';
 import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { Terminal } from '@xterm/headless';
@@ -54,9 +54,7 @@ export class PaneMirror {
           onChange();
         },
         resized: ({ cols, rows }) => {
-          const restore = roomForReflow(this.term, cols);
-          this.term.resize(cols, rows);
-          restore();
+          resizeWithRoom(this.term, cols, rows);
           events.resized({ cols, rows });
         },
         state: (state) => {
