@@ -1,3 +1,4 @@
+import { connectHost, resolveEndpoints } from '@paneflow/instance';
 import { makeHome, runsExactly, scaled, until, type Home } from '@paneflow/testing';
 import { SPINNER_TICK_MS } from '@paneflow/view';
 import { execFileSync } from 'node:child_process';
@@ -176,6 +177,34 @@ describe('the renderer against a real instance', () => {
     await page.keyboard.press('Enter');
     await until(async () => /^live-42$/m.test(await paneText(deep)), 'typed input reaching the shell again');
     await home.rpc('surface.close', { surface_id: deep });
+  });
+
+  test('a pane full of long lines narrowed by another face: what comes next starts a row of its own', async () => {
+    // More rows than the mirror keeps (MIRROR_SCROLLBACK), each 181 columns; then `cat`, which
+    // draws nothing again when its pane is resized. The sizes come from the host, as another face
+    // in use sets them: 193 columns, then 45 (a width at which xterm.js overflowing its buffer
+    // leaves the cursor's row a copy of the line above, libs/screen reflow.ts).
+    const lines = `awk 'BEGIN { w = sprintf("%170s", ""); gsub(/ /, "w", w); for (i = 1; i <= 10100; i++) printf "row-%05d %s\\n", i, w }'`;
+    const up = await home.rpc('workspace.up', { name: 'reflow', layout: 'even_h', panes: [pane('wide', `echo "session=$PANEFLOW_SESSION_ID"; read -r _; ${lines}; exec cat`)] });
+    const wide = up.surfaces[0].surface_id;
+    await page.locator('.tab', { hasText: 'reflow' }).click();
+    let session = '';
+    await until(async () => (session = /^session=(\S+)$/m.exec(await paneText(wide))?.[1] ?? '') || null, 'the pane waiting');
+    const { connection: face } = await connectHost(resolveEndpoints(home.env), 'another-face');
+    const resize = (cols: number) => face.request('session.resize', { session, cols, rows: 18 });
+    await resize(193);
+    await home.rpc('surface.send_text', { surface_id: wide, text: '', submit: true });
+    await until(async () => /^row-10100 w+$/m.test(await paneText(wide)), 'the last line in the mirror', scaled(30_000));
+    await resize(45);
+    await until(async () => /^row-10100 w{35}$/m.test(await paneText(wide)), 'the last line reflowed');
+    await home.rpc('surface.send_text', { surface_id: wide, text: 'next' });
+    const rows = await until(async () => {
+      const text = await paneText(wide);
+      return text.includes('next') ? text.split('\n') : null;
+    }, 'the typed line');
+    expect(rows.find((row) => row.includes('next'))).toBe('next');
+    face.destroy();
+    await home.rpc('surface.close', { surface_id: wide });
   });
 
   test('splitting a pane adds a working terminal', async () => {

@@ -8,6 +8,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
+import { resizeWithRoom } from '@paneflow/screen';
 import { HISTORY_ROWS, MIRROR_SCROLLBACK } from '@paneflow/view';
 import type { History, PaneflowApi } from '../api';
 import { el } from './dom';
@@ -113,7 +114,7 @@ export class PaneTerminal {
       data: (data) => this.term.write(decodeBase64(data)),
       resized: (size) => {
         this.size = size;
-        this.term.resize(size.cols, size.rows);
+        resizeWithRoom(this.term, size.cols, size.rows);
       },
       state: (state) => {
         this.state = state;
@@ -250,7 +251,7 @@ export class PaneTerminal {
     const { cols, rows } = this.fitted;
     if (cols < 2 || (cols === this.size.cols && rows === this.size.rows)) return;
     this.size = { cols, rows };
-    this.term.resize(cols, rows);
+    resizeWithRoom(this.term, cols, rows);
     void this.api.resize(this.session, cols, rows).catch(() => undefined);
   }
 
