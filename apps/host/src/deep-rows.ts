@@ -203,7 +203,7 @@ export class DeepRows {
     // fewer rows xterm drops every row below the cursor, and the border must not go with them.
     const cursor = buffer.baseY + buffer.cursorY;
     if (this.broughtBack && this.lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, this.lineStart(cursor) - this.broughtBack.first.line));
-    const top = this.firstUnarchived();
+    const top = this.letGoOfTrimmedStart();
     const crossing = buffer.getLine(top)?.isWrapped === true;
     let lines = 0;
     for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
@@ -215,9 +215,9 @@ export class DeepRows {
       // Without a reflow no row moves but by a trim, which the followed border takes.
       let row = this.lineStart(reflow ? buffer.baseY + buffer.cursorY : this.border.line);
       if (reflow) for (let n = 0; n < lines && row > 0; n++) row = this.lineStart(row - 1);
-      // The line that crossed the border is the terminal's whole, unless its start was trimmed.
+      // The line that crossed the border is the terminal's whole (one whose start xterm no longer
+      // held crosses it at the terminal's first row: letGoOfTrimmedStart).
       if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));
-      else if (crossing && !reflow) row = this.border.line;
       this.placeBorder(row);
     }
     this.forgetBroughtBack();
@@ -225,6 +225,24 @@ export class DeepRows {
     this.archive(TERMINAL_SCROLLBACK);
     restore();
     this.noteBroughtBack();
+  }
+
+  /**
+   * The border, moved to the terminal's first row when a line crossing it began before that row
+   * (longer than the terminal keeps). The rows of it above the border are the store's newest as
+   * well, row for row: each was moved there at this width, since a reflow either found the line's
+   * start in the terminal (which then holds the line whole, from its start) or moved the border
+   * here. The store lets go of them; else a reflow lays the terminal's part out from its first row
+   * and that part is read twice: once from the store, once from the terminal.
+   */
+  private letGoOfTrimmedStart(): number {
+    const buffer = this.term.buffer.normal;
+    const top = this.firstUnarchived();
+    const trimmedStart = top > 0 && buffer.getLine(top)?.isWrapped === true && this.lineStart(top) === 0 && buffer.getLine(0)?.isWrapped === true;
+    if (!trimmedStart) return top;
+    this.dropNewest(() => this.store.dropNewestRows(top));
+    this.placeBorder(0);
+    return 0;
   }
 
   /**

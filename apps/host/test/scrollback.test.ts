@@ -226,6 +226,26 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(screen[0]).toMatch(/^bash-[\d.]+[$#] $/);
   });
 
+  test('a line longer than the terminal keeps, narrowed then made taller: read, search and an attach hold it once, whole', async () => {
+    // 32,000 characters: 400 rows at 80 columns, more than the terminal's own 250 hold.
+    const program = `for (let i = 0; i < 100; i++) process.stdout.write('old-' + i + '\\r\\n'); process.stdout.write('x'.repeat(32000) + '\\r\\nprinted-all\\r\\n'); setInterval(() => {}, 1000);`;
+    const { session: long } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(long, /^printed-all$/m, 60_000);
+    const expected = [...Array.from({ length: 100 }, (_, i) => `old-${i}`), 'x'.repeat(32_000), 'printed-all'];
+    for (const [cols, rows] of [[45, 24], [45, 40]]) {
+      await client.request('session.resize', { session: long, cols, rows });
+      const read = await client.request('session.read', { session: long, lines: 200 });
+      expect({ cols, rows, read: read.text.split('\n').filter((text: string) => text !== '') }).toEqual({ cols, rows, read: expected });
+      const found = await client.request('session.search', { session: long, pattern: 'xxx' });
+      expect(found.matches.map((match: { line: number; text: string }) => [match.line, match.text.length])).toEqual([[101, 32_000]]);
+      const start = await client.request('session.attach', { session: long });
+      const term = mirror(start.cols, start.rows);
+      await new Promise<void>((resolve) => term.write(start.checkpoint, resolve));
+      expect(logicalLines(term).filter((text) => text !== '')).toEqual(expected);
+      term.dispose();
+    }
+  });
+
   test('ED 3 (erase the scrollback) erases the deep rows too', async () => {
     const { session: cleared } = await client.create({ argv: [process.execPath, '-e', `${PRINTER.replace("'printed-all", "'\\x1b[3J\\x1b[H\\x1b[2Jprinted-all")}`], scrollback: 100_000 });
     await client.screenMatching(cleared, /^printed-all$/m, 60_000);
