@@ -2,9 +2,9 @@ import { replyFor, Scanner, Store, type Parsed } from '@paneflow/osc7501';
 import { declaredStatusOf, wireRecord, type Manifest, type WireRecord } from '@paneflow/protocol';
 import { cellStyle, currentAttr, PlainLines, resizeWithRoom, sgrToReplay, terminalCharWidth, writeSync } from '@paneflow/screen';
 import { SerializeAddon } from '@xterm/addon-serialize';
-import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { Terminal } from '@xterm/headless';
+import type { Terminal } from '@xterm/headless';
 import { DeepRows, TERMINAL_SCROLLBACK } from './deep-rows';
+import { modernTerminal } from './modern-terminal';
 import { HOLD_UNFINISHED, lineEnd, PARSE_AT_LEAST, plainRun, readyToSkim, SKIM_COST, type MeasuredLines, type PlainRun } from './skim';
 import { TerminalText } from './terminal-read';
 
@@ -28,16 +28,6 @@ export interface TerminalEvents {
   title(title: string): void;
   /** What the terminal answers a program (DA1, cursor reports, the OSC 7501 query reply). */
   reply(data: string | Buffer): void;
-}
-
-/**
- * Character widths as programs measure them today (emoji and CJK wide, by Unicode 11 and later),
- * not xterm's default Unicode 6 tables: every terminal of a session — the host's, the mirrors —
- * must agree with the program, or the cursor drifts after the first emoji.
- */
-function useModernWidths(term: Terminal): void {
-  term.loadAddon(new Unicode11Addon());
-  term.unicode.activeVersion = '11';
 }
 
 /**
@@ -72,9 +62,8 @@ export class CanonicalTerminal {
     scrollback: number,
     private readonly events: TerminalEvents,
   ) {
-    this.term = new Terminal({ cols, rows, scrollback: Math.min(scrollback, TERMINAL_SCROLLBACK), allowProposedApi: true });
+    this.term = modernTerminal({ cols, rows, scrollback: Math.min(scrollback, TERMINAL_SCROLLBACK) });
     this.term.loadAddon(this.serializer);
-    useModernWidths(this.term);
     const width = terminalCharWidth(this.term);
     this.deep = scrollback > TERMINAL_SCROLLBACK ? new DeepRows(this.term, scrollback, width) : null;
     this.plain = this.deep ? new PlainLines(cols, width) : null;
@@ -153,10 +142,7 @@ export class CanonicalTerminal {
     return cost;
   }
 
-  /**
-   * Before anything reads the terminal: parses the plain lines held back, and gives the terminal
-   * back the rows a resize brought onto the screen from the store that the program drew over.
-   */
+  /** Before anything reads or resizes the terminal: parses the plain lines held back. */
   private settle(): void {
     if (this.held.length > 0) {
       const held = this.held;
@@ -164,7 +150,6 @@ export class CanonicalTerminal {
       this.heldLines = { ends: [], rows: [] };
       this.deep!.writeBounded(held);
     }
-    this.deep?.reclaimDrawnOver();
   }
 
   /** Whether what comes next would be laid out as PlainLines lays it out (skim.ts). */

@@ -256,6 +256,22 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     await pair.lines(1000, 400, { long: WIDE });
     pair.resize(20, 60);
   }],
+  // After a skimmed flood xterm's rows above its screen are from before it; a resize brings them back.
+  ['a skimmed flood, resized to more rows, one row brought back redrawn', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 34);
+    await pair.write('\x1b7\x1b[3;1Hredrawn\x1b[K\x1b8$ prompt');
+  }],
+  ['lines that wrap in a skimmed flood, resized narrower with more rows, one row brought back redrawn', async (pair) => {
+    await pair.lines(1000, 3000, { long: LONG, flood: true });
+    pair.resize(60, 34);
+    await pair.write('\x1b7\x1b[3;1Hredrawn\x1b[K\x1b8$ prompt');
+  }],
+  ['lines that wrap in a skimmed flood, resized wider with more rows, one row brought back redrawn', async (pair) => {
+    await pair.lines(1000, 3000, { long: LONG, flood: true });
+    pair.resize(120, 34);
+    await pair.write('\x1b7\x1b[3;1Hredrawn\x1b[K\x1b8$ prompt');
+  }],
   // A line longer than the terminal keeps crossing the border: its start only in the store.
   ['a line longer than the terminal keeps, narrowed', async (pair) => {
     await pair.write(`${'x'.repeat(32_000)}\r\n`);

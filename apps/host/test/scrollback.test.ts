@@ -203,6 +203,22 @@ describe('deep scrollback, kept compactly past the terminal', () => {
     expect(cursor).toEqual([39, 11]);
   });
 
+  test('after a flood and a resize to more rows, a program that redraws one row brought back leaves the others as they were', async () => {
+    // One write of 1000 lines is skimmed; once told (any input), the program redraws the third row.
+    const program = `let out = ''; for (let i = 0; i < 1000; i++) out += 'old-' + i + '\\r\\n'; process.stdout.write(out + 'printed-all'); process.stdin.setRawMode(true); process.stdin.on('data', () => process.stdout.write('\\x1b7\\x1b[3;1Hredrawn\\x1b[K\\x1b8')); setInterval(() => {}, 1000);`;
+    const { session: flooded } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
+    await client.screenMatching(flooded, /^printed-all$/m, 60_000);
+    await client.request('session.resize', { session: flooded, cols: 80, rows: 40 });
+    await client.request('session.input', { session: flooded, text: 'go', origin: 'automation' });
+    await client.screenMatching(flooded, /^redrawn$/m);
+    // The rows brought back were old-961 to old-976: the third is redrawn, the rest are as they were.
+    const expected = [...Array.from({ length: 1000 }, (_, i) => (i === 963 ? 'redrawn' : `old-${i}`)), 'printed-all'];
+    const read = await client.request('session.read', { session: flooded, lines: 2000 });
+    expect(read.text.split('\n').slice(0, 1001)).toEqual(expected);
+    const { rows } = await attachedMirror(flooded);
+    expect(rows.slice(0, 1001)).toEqual(expected);
+  });
+
   test('a resize, then Ctrl-L in bash: read, search and an attach hold each line once and the prompt on top', async () => {
     const { session: shell } = await client.create({ argv: ['bash', '--norc', '--noprofile'], cols: 80, rows: 24, scrollback: 100_000 });
     await client.screenMatching(shell, /^bash-[\d.]+[$#] $/m);

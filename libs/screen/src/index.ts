@@ -22,7 +22,7 @@ export { unpackRows, unpackTexts } from './row-unpack';
 export { NOT_PLAIN, PlainLines, sgrToReplay, UNFINISHED } from './plain-lines';
 export type { CharWidth } from './plain-lines';
 export { bracketedPaste, KeystrokeError, keystrokeBytes } from './keystroke';
-export { charsetActive, currentAttr, cursorModes, followRow, mouseEncoding, parserInGround, scrollRegion, terminalCharWidth, writeSync } from './xterm-internals';
+export { charsetActive, currentAttr, cursorModes, followRow, mouseEncoding, parserInGround, replaceLine, scrollRegion, terminalCharWidth, writeSync } from './xterm-internals';
 export { modesBeyondSerialize } from './checkpoint-modes';
 export { resizeWithRoom, roomForReflow } from './reflow';
 export type { CurrentAttr, CursorModes, FollowedRow, XtermTerminal } from './xterm-internals';

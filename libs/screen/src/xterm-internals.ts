@@ -166,6 +166,18 @@ export function lineWords(line: object): LineWords | undefined {
   return { length: inner.length, data: inner._data, combined: inner._combined };
 }
 
+/**
+ * Puts a copy of `from` in place of `to` (both public buffer lines, of terminals as wide), with
+ * `wrapped` as its wrap flag: a public line is read-only, and a row laid out elsewhere (another
+ * terminal that parsed it) can only come back into a buffer by its inner line.
+ */
+export function replaceLine(to: object, from: object, wrapped: boolean): void {
+  type Inner = { isWrapped: boolean; copyFrom(line: Inner): void };
+  const inner = (line: object) => (line as { _line: Inner })._line;
+  inner(to).copyFrom(inner(from));
+  inner(to).isWrapped = wrapped;
+}
+
 /** A cell object's words, read when present: the public cell gives its style only through a dozen methods. */
 export function cellWords(cell: PaneCell): CellWords {
   return cell as CellWords;

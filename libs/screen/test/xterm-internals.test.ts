@@ -17,6 +17,7 @@ import {
   lineWords,
   mouseEncoding,
   parserInGround,
+  replaceLine,
   scrollRegion,
   terminalCharWidth,
   writeSync,
@@ -220,4 +221,23 @@ test('followRow keeps its place as rows are erased, deleted, inserted, trimmed a
   onIjkl.dispose();
   whileAlternate.dispose();
   narrow.dispose();
+});
+
+test('replaceLine puts another terminal’s row in place of one, its cells, styles and wide characters, with the wrap flag given', () => {
+  writeSync(term, 'old row one\r\nold row two');
+  const other = new Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true });
+  other.loadAddon(new Unicode11Addon());
+  other.unicode.activeVersion = '11';
+  writeSync(other, `${ESC}[1;31mred${ESC}[0m 日本`);
+  replaceLine(term.buffer.normal.getLine(1)!, other.buffer.normal.getLine(0)!, true);
+  const line = term.buffer.normal.getLine(1)!;
+  expect([lineText(0), lineText(1), line.isWrapped]).toEqual(['old row one', 'red 日本', true]);
+  expect(cellStyle(line.getCell(0)!)).toEqual({ ...DEFAULT_STYLE, fg: paletteColor(1), attrs: Attr.bold });
+  expect([line.getCell(4)!.getWidth(), line.getCell(5)!.getWidth()]).toEqual([2, 0]);
+  // A copy: the other terminal's row changing later changes nothing here.
+  writeSync(other, `${ESC}[1;1Hxxx`);
+  expect(lineText(1)).toBe('red 日本');
+  replaceLine(term.buffer.normal.getLine(1)!, other.buffer.normal.getLine(1)!, false);
+  expect([lineText(1), term.buffer.normal.getLine(1)!.isWrapped]).toEqual(['', false]);
+  other.dispose();
 });
