@@ -1,4 +1,4 @@
-import { followRow, replaceLine, roomForReflow, rowToSgr, writeSync, type CharWidth, type FollowedRow, type Style } from '@paneflow/screen';
+import { followRow, replaceLine, roomForResize, rowToSgr, writeSync, type CharWidth, type FollowedRow, type Style } from '@paneflow/screen';
 import type { Terminal } from '@xterm/headless';
 import { modernTerminal } from './modern-terminal';
 import { ScrollbackStore } from './scrollback';
@@ -27,14 +27,22 @@ export class DeepRows {
   readonly store: ScrollbackStore;
   /**
    * The first row of the terminal not moved to the store yet (row 0 while null), followed as xterm
-   * trims, inserts and deletes rows. Not a marker: an erase (ED), DL or IL at its row would dispose
-   * or move a marker, and with it every row moved so far would be read again from the terminal.
+   * trims, inserts and deletes rows. Not a marker: right after a resize it is on the screen, where
+   * an erase (ED), DL or IL would dispose or move a marker, and with it every row moved so far
+   * would be read again from the terminal.
    */
   private border: FollowedRow | null = null;
   /**
+   * The rows a resize to more rows brought back onto the screen from above the border (the
+   * store's newest rows): where the first of them is now, and each one's text and wrap as it was
+   * then. They are the store's while they stay so, the terminal's again once the program draws
+   * over them (`reclaimDrawnOver`).
+   */
+  private broughtBack: { first: FollowedRow; rows: Array<{ text: string; wrapped: boolean }>; rowForRow: boolean } | null = null;
+  /**
    * How many of the store's newest rows were laid out at the terminal's width as it is now (moved
-   * or skimmed since the last resize that changed it): xterm's rows above the border are these row
-   * for row (restoreRowsAbove), older ones were reflowed since.
+   * or skimmed since the last resize that changed it): rows brought back from among them are the
+   * store's row for row, older ones were reflowed since.
    */
   private rowsAtWidth = 0;
   /** A flood was skimmed since the last resize: xterm's rows above the border are from before it. */
@@ -83,6 +91,7 @@ export class DeepRows {
 
   /** Moves the rows not moved yet, up to `last` (not included), to the store; `last` is then the first not moved. */
   moveRows(last: number): void {
+    this.reclaimDrawnOver();
     const buffer = this.term.buffer.normal;
     const cell = buffer.getNullCell();
     const first = this.firstUnarchived();
@@ -90,6 +99,7 @@ export class DeepRows {
     this.rowsAtWidth += Math.max(0, last - first);
     this.store.commit();
     this.placeBorder(last);
+    this.forgetBroughtBack();
   }
 
   /** A flood's plain lines skimmed past the terminal (`rows` rows of `lines` lines), after `moveRows` to the cursor. */
@@ -107,6 +117,48 @@ export class DeepRows {
     this.store.clear();
     this.border?.dispose();
     this.border = null;
+    this.forgetBroughtBack();
+  }
+
+  /**
+   * The rows a resize brought back from the store become the terminal's again from the first the
+   * program drew over, moved or deleted, so that what is read there is what the program drew.
+   */
+  reclaimDrawnOver(): void {
+    if (!this.broughtBack || !this.border) return;
+    const { first, rows } = this.broughtBack;
+    const buffer = this.term.buffer.normal;
+    const top = first.line;
+    const border = this.border.line;
+    let same = 0;
+    while (same < rows.length && top + same < border && buffer.getLine(top + same)?.translateToString(true) === rows[same].text) same++;
+    if (same < rows.length || top + same !== border) this.giveBack(same);
+  }
+
+  /**
+   * The rows brought back from the `from`-th on are the terminal's: the store lets go of its copies
+   * and the border moves up to them. Row for row while they match the store's (a line the border
+   * then splits is as xterm has it, part scrollback, part screen); after a reflow only whole lines
+   * do, from the start of that row's line.
+   */
+  private giveBack(from: number) {
+    const { first, rows, rowForRow } = this.broughtBack!;
+    const top = first.line;
+    let same = from;
+    if (rowForRow) this.dropNewest(() => this.store.dropNewestRows(rows.length - same));
+    else {
+      let lines = 0;
+      if (same < rows.length) {
+        while (same > 0 && rows[same].wrapped) same--;
+        lines = 1;
+        for (let row = same + 1; row < rows.length; row++) if (!rows[row].wrapped) lines++;
+      }
+      this.dropNewest(() => this.store.dropNewestLines(lines));
+    }
+    // A line that began above the rows brought back is read from the terminal from its start.
+    this.placeBorder(!rowForRow && same === 0 && rows[0].wrapped ? this.lineStart(top) : top + same);
+    if (same > 0) this.broughtBack!.rows = rows.slice(0, same);
+    else this.forgetBroughtBack();
   }
 
   /** The store lets go of its newest rows (`drop`), which are then no longer at any width. */
@@ -114,6 +166,29 @@ export class DeepRows {
     const before = this.store.rows;
     drop();
     this.rowsAtWidth = Math.max(0, this.rowsAtWidth - (before - this.store.rows));
+  }
+
+  /**
+   * What the screen's top rows above the border take from the store: those rows when they match the
+   * store's row for row, else the logical lines they show (in part for the first).
+   */
+  screenFromStore(): { rows: number } | { lines: number } {
+    const buffer = this.term.buffer.normal;
+    const border = this.firstUnarchived();
+    const onScreen = Math.max(0, border - buffer.baseY);
+    if (onScreen === 0 || this.broughtBack?.rowForRow) return { rows: onScreen };
+    const noted = this.broughtBack?.rows ?? [];
+    let lines = 0;
+    for (let row = buffer.baseY; row < border; row++) {
+      const note = noted[noted.length - (border - row)];
+      if (row === buffer.baseY || !(note ? note.wrapped : buffer.getLine(row)?.isWrapped)) lines++;
+    }
+    return { lines };
+  }
+
+  private forgetBroughtBack() {
+    this.broughtBack?.first.dispose();
+    this.broughtBack = null;
   }
 
   /**
@@ -126,16 +201,20 @@ export class DeepRows {
    * letting go of its first rows.
    */
   resize(cols: number, rows: number): void {
+    this.reclaimDrawnOver();
     this.archive(0);
     this.restoreRowsAbove();
     const buffer = this.term.buffer.normal;
+    // Rows brought back at and below the cursor's line are the terminal's before it resizes: with
+    // fewer rows xterm drops every row below the cursor, and the border must not go with them.
     const cursor = buffer.baseY + buffer.cursorY;
+    if (this.broughtBack && this.lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, this.lineStart(cursor) - this.broughtBack.first.line));
     const top = this.letGoOfTrimmedStart();
     const crossing = buffer.getLine(top)?.isWrapped === true;
     let lines = 0;
     for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
     const reflow = cols !== this.term.cols;
-    const restore = roomForReflow(this.term, cols);
+    const restore = roomForResize(this.term, cols, rows);
     this.term.resize(cols, rows);
     if (reflow) this.rowsAtWidth = 0;
     if (this.border) {
@@ -147,18 +226,20 @@ export class DeepRows {
       if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));
       this.placeBorder(row);
     }
+    this.forgetBroughtBack();
     // The rows the terminal's own scrollback no longer holds once it is put back go to the store first.
     this.archive(TERMINAL_SCROLLBACK);
     restore();
-    this.takeBackScreen();
+    this.noteBroughtBack();
   }
 
   /**
    * After a skimmed flood xterm's rows above the border are from before it, where a terminal that
    * parsed every byte has the flood's last rows: the store's newest. Before a resize reflows them or
-   * brings some back onto the screen (where the program may draw over some and leave the others),
-   * they are made the store's again, row for row, as many as it holds laid out at this width, each
-   * laid out by a terminal of their own.
+   * brings some back onto the screen (where the program may draw over some and leave the others to
+   * be the terminal's: reclaimDrawnOver), they are made the store's again, row for row, as many as
+   * it holds laid out at this width, each laid out by a terminal of their own. Rows further up stay
+   * as they are (they were reflowed since).
    */
   private restoreRowsAbove(): void {
     if (!this.staleAbove) return;
@@ -197,21 +278,32 @@ export class DeepRows {
   }
 
   /**
-   * Rows a resize brought back onto the screen from above the border are the terminal's, as a
-   * program sees them (it may draw over some and leave the others): the store lets go of its
-   * copies, by whole lines from the start of the first one's (after a reflow its rows are laid out
-   * at another width). xterm's copies are the store's rows: it moved them there, or
-   * restoreRowsAbove laid them out again after a skimmed flood.
+   * Notes the rows above the border a resize brought onto the screen, as they are now. While they
+   * are among the store's newest rows laid out at this width, they match the store's row for row,
+   * and where their lines start is the store's to say (after a skimmed flood xterm's own rows
+   * there are older ones); else only their lines match, as xterm wrapped them.
    */
-  private takeBackScreen() {
+  private noteBroughtBack() {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
-    if (border <= buffer.baseY) return;
-    const start = this.lineStart(buffer.baseY);
-    let lines = 0;
-    for (let row = start; row < border; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
-    this.dropNewest(() => this.store.dropNewestLines(lines));
-    this.placeBorder(start);
+    const count = border - buffer.baseY;
+    if (count <= 0) return;
+    const rowForRow = count <= Math.min(this.rowsAtWidth, this.store.rows);
+    let wanted = count;
+    const stored = rowForRow
+      ? this.store.rowsFromEnd((block) => {
+          const taken = Math.min(wanted, block.length);
+          wanted -= taken;
+          return taken;
+        })
+      : [];
+    const rows: Array<{ text: string; wrapped: boolean }> = [];
+    for (let row = buffer.baseY; row < border; row++) {
+      const line = buffer.getLine(row);
+      const inStore = stored[stored.length - (border - row)];
+      rows.push({ text: line?.translateToString(true) ?? '', wrapped: inStore ? inStore.wrapped : (line?.isWrapped ?? false) });
+    }
+    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow };
   }
 
   /** The first row of the logical line `row` is on (row 0 when its start was trimmed). */

@@ -27,20 +27,34 @@ export class TerminalText {
    */
   serialize(scrollback: number, deepBytes: number): { checkpoint: string; scrollback_rows: number } {
     const buffer = this.term.buffer.normal;
-    // Rows above the border are the store's, and none is on the screen (DeepRows.takeBackScreen).
     const border = this.deep?.firstUnarchived() ?? 0;
-    const inTerminal = Math.min(scrollback, Math.max(0, buffer.baseY - border));
-    let rowsLeft = scrollback - inTerminal;
+    // Rows above the border are the store's, on the screen too after a resize to more rows brought
+    // them back (until the program draws over them: DeepRows.reclaimDrawnOver): the terminal is then
+    // serialized from the border (a negative scrollback starts inside the screen), and the store's
+    // rows the screen shows are taken whatever `scrollback` allows: those rows, or after a reflow
+    // the lines they show, whole (their rows are at the width they were printed at).
+    const onScreen = Math.max(0, border - buffer.baseY);
+    const screen = this.deep?.screenFromStore() ?? { rows: 0 };
+    let screenRowsLeft = 'rows' in screen ? screen.rows : Infinity;
+    let screenLines = 'lines' in screen ? screen.lines : Infinity;
+    const inTerminal = onScreen > 0 ? -onScreen : Math.min(scrollback, Math.max(0, buffer.baseY - border));
+    let rowsLeft = scrollback - Math.max(0, inTerminal);
     let bytesLeft = deepBytes;
+    let screenRows = 0;
     // Each deep row's replay: its SGR text, after a CR LF unless it continues the row above.
     const replayed: string[][] = [];
-    const deepRows = !this.deep || rowsLeft <= 0 ? [] : this.deep.store.rowsFromEnd((rows) => {
+    const forScreen = () => screenRowsLeft > 0 && screenLines > 0;
+    const deepRows = !this.deep || (rowsLeft <= 0 && !forScreen()) ? [] : this.deep.store.rowsFromEnd((rows) => {
         const block: string[] = [];
-        for (let i = rows.length - 1; i >= 0 && rowsLeft > 0; i--) {
+        for (let i = rows.length - 1; i >= 0 && (rowsLeft > 0 || forScreen()); i--) {
           const text = rowToSgr(rows[i]);
           const size = Buffer.byteLength(text) + 2;
-          if (size > bytesLeft) break;
-          rowsLeft--;
+          if (forScreen()) {
+            screenRows++;
+            screenRowsLeft--;
+            if (!rows[i].wrapped) screenLines--;
+          } else if (size > bytesLeft) break;
+          else rowsLeft--;
           bytesLeft -= size;
           block.push(text);
         }
@@ -49,17 +63,17 @@ export class TerminalText {
       });
     const texts = replayed.flat();
     let prefix = texts.map((text, i) => (i > 0 && !deepRows[i].wrapped ? '\r\n' : '') + text).join('');
-    if (inTerminal === 0 && deepRows.length > 0) {
+    if (inTerminal <= 0 && deepRows.length > 0) {
       // Without scrollback the addon lays its rows out from where it starts writing, as on a screen
       // of their own (blank rows at the end left out, the cursor moved down to its row): the deep
-      // rows go up off the screen, and it starts at its top.
-      prefix += '\r\n'.repeat(this.term.rows) + '\x1b[H';
+      // rows go up until only the store's rows the screen shows are on it, and it starts below them.
+      prefix += '\r\n'.repeat(this.term.rows - onScreen) + `\x1b[${onScreen + 1};1H`;
     } else if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) {
       // The terminal's first row starts a line of its own unless it continues the last deep row.
       prefix += '\r\n';
     }
     const checkpoint = prefix + this.serializer.serialize({ scrollback: inTerminal }) + modesBeyondSerialize(this.term);
-    return { checkpoint, scrollback_rows: deepRows.length + inTerminal };
+    return { checkpoint, scrollback_rows: deepRows.length - screenRows + Math.max(0, inTerminal) };
   }
 
   /** Lines counted from the end: `offset` 0 ends at the last line. */

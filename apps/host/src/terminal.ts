@@ -142,7 +142,10 @@ export class CanonicalTerminal {
     return cost;
   }
 
-  /** Before anything reads or resizes the terminal: parses the plain lines held back. */
+  /**
+   * Before anything reads the terminal: parses the plain lines held back, and gives the terminal
+   * back the rows a resize brought onto the screen from the store that the program drew over.
+   */
   private settle(): void {
     if (this.held.length > 0) {
       const held = this.held;
@@ -150,6 +153,7 @@ export class CanonicalTerminal {
       this.heldLines = { ends: [], rows: [] };
       this.deep!.writeBounded(held);
     }
+    this.deep?.reclaimDrawnOver();
   }
 
   /** Whether what comes next would be laid out as PlainLines lays it out (skim.ts). */

@@ -290,6 +290,76 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     await pair.lines(1010, 10);
     pair.resize(20, 24);
   }],
+  ['a skimmed flood of lines in colour and CJK, resized to more rows', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true, long: ` \x1b[1;31mred\x1b[0m ${'日本語'.repeat(20)}x` });
+    pair.resize(80, 50);
+  }],
+  ['a skimmed flood, resized to more rows, three lines deleted at the top', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 40);
+    await pair.write('\x1b7\x1b[H\x1b[3M\x1b8$ prompt');
+  }],
+  ['a skimmed flood, resized to more rows, two lines inserted on row 4', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 40);
+    await pair.write('\x1b7\x1b[4;1H\x1b[2Lnew\x1b8$ prompt');
+  }],
+  ['a skimmed flood, resized to more rows, erased above row 10', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 40);
+    await pair.write('\x1b[10;1H\x1b[1J\x1b[40;1H$ prompt');
+  }],
+  ['a skimmed flood, resized to more rows, a scroll region at the top scrolled', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    pair.resize(80, 40);
+    await pair.write('\x1b[1;10r\x1b[10;1H\n\n\n\x1b[r\x1b[999;1H$ prompt');
+  }],
+  // Fewer than the screen's rows skimmed after a reflow: the rows the resize brings back reach
+  // past those laid out at the new width.
+  ['narrowed, a small skimmed flood, resized to far more rows', async (pair) => {
+    pair.resize(70, 24);
+    await pair.lines(1000, 40, { flood: true });
+    pair.resize(70, 100);
+  }],
+  ['a skimmed flood ending with a line longer than the terminal keeps, resized to more rows', async (pair) => {
+    await pair.write([...Array.from({ length: 500 }, (_, k) => `line-${1000 + k}\r\n`), `${'x'.repeat(32_000)}\r\n`].join(''));
+    pair.resize(80, 40);
+  }],
+  ['a skimmed flood, then a line longer than the terminal keeps, narrowed', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true });
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(4000, 10);
+    pair.resize(40, 24);
+  }],
+  ['a line longer than the terminal keeps, resized to fewer rows', async (pair) => {
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(1000, 10);
+    pair.resize(80, 20);
+  }],
+  ['a line longer than the terminal keeps, resized to more rows', async (pair) => {
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(1000, 10);
+    pair.resize(80, 40);
+  }],
+  ['a line longer than the terminal keeps, widened with more rows, then fewer', async (pair) => {
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(1000, 10);
+    pair.resize(137, 30);
+    pair.resize(137, 20);
+  }],
+  ['a line longer than the terminal keeps, narrowed, a skimmed flood, widened with more rows', async (pair) => {
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(1000, 10);
+    pair.resize(40, 24);
+    await pair.lines(1010, 300, { flood: true });
+    pair.resize(80, 40);
+  }],
+  // Its start trimmed from xterm, the line's tail comes back onto the screen.
+  ['a line longer than the terminal keeps, 150 lines, resized to 250 rows', async (pair) => {
+    await pair.write(`${'x'.repeat(32_000)}\r\n`);
+    await pair.lines(1000, 150);
+    pair.resize(80, 250);
+  }],
   ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
     await pair.lines(1000, 3000, { flood: true });
     pair.resize(80, 24);

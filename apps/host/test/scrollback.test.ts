@@ -204,8 +204,9 @@ describe('deep scrollback, kept compactly past the terminal', () => {
   });
 
   test('after a flood and a resize to more rows, a program that redraws one row brought back leaves the others as they were', async () => {
-    // One write of 1000 lines is skimmed; once told (any input), the program redraws the third row.
-    const program = `let out = ''; for (let i = 0; i < 1000; i++) out += 'old-' + i + '\\r\\n'; process.stdout.write(out + 'printed-all'); process.stdin.setRawMode(true); process.stdin.on('data', () => process.stdout.write('\\x1b7\\x1b[3;1Hredrawn\\x1b[K\\x1b8')); setInterval(() => {}, 1000);`;
+    // One write of 1000 lines is skimmed; once told (any input, not echoed: raw mode before the
+    // write), the program redraws the third row.
+    const program = `process.stdin.setRawMode(true); let out = ''; for (let i = 0; i < 1000; i++) out += 'old-' + i + '\\r\\n'; process.stdout.write(out + 'printed-all'); process.stdin.on('data', () => process.stdout.write('\\x1b7\\x1b[3;1Hredrawn\\x1b[K\\x1b8')); setInterval(() => {}, 1000);`;
     const { session: flooded } = await client.create({ argv: [process.execPath, '-e', program], cols: 80, rows: 24, scrollback: 100_000 });
     await client.screenMatching(flooded, /^printed-all$/m, 60_000);
     await client.request('session.resize', { session: flooded, cols: 80, rows: 40 });

@@ -24,5 +24,5 @@ export type { CharWidth } from './plain-lines';
 export { bracketedPaste, KeystrokeError, keystrokeBytes } from './keystroke';
 export { charsetActive, currentAttr, cursorModes, followRow, mouseEncoding, parserInGround, replaceLine, scrollRegion, terminalCharWidth, writeSync } from './xterm-internals';
 export { modesBeyondSerialize } from './checkpoint-modes';
-export { resizeWithRoom, roomForReflow } from './reflow';
+export { resizeWithRoom, roomForResize } from './reflow';
 export type { CurrentAttr, CursorModes, FollowedRow, XtermTerminal } from './xterm-internals';

@@ -1,8 +1,8 @@
-// xterm.js's reflow of a full buffer, and the room `roomForReflow` makes for it, against a witness
+// xterm.js's reflow of a full buffer, and the room `roomForResize` makes for it, against a witness
 // with room for every row: the day an upgrade fixes the overflow, the first test fails and the
 // workaround can go.
 import { Terminal } from '@xterm/headless';
-import { resizeWithRoom, roomForReflow } from '../src/reflow';
+import { resizeWithRoom, roomForResize } from '../src/reflow';
 
 const COLS = 190;
 const ROWS = 8;
@@ -58,15 +58,28 @@ test.each([
   witness.dispose();
 });
 
-test('no room is made when the width stays or grows, or when every row fits', async () => {
+test('no room is made when the size stays, the width grows, or every row fits', async () => {
   const { term } = await filled();
-  roomForReflow(term, COLS);
-  roomForReflow(term, COLS + 10);
+  roomForResize(term, COLS, ROWS);
+  roomForResize(term, COLS + 10, ROWS);
   expect(term.options.scrollback).toBe(SCROLLBACK);
   const roomy = new Terminal({ cols: COLS, rows: ROWS, scrollback: 10_000, allowProposedApi: true });
   await parsed(roomy, 'one line\r\n');
-  roomForReflow(roomy, 40);
+  roomForResize(roomy, 40, 4);
   expect(roomy.options.scrollback).toBe(10_000);
   term.dispose();
   roomy.dispose();
+});
+
+test('fewer rows: the rows pushed off the screen stay until the scrollback is put back, then the oldest go', async () => {
+  const { term } = await filled();
+  const oldest = () => term.buffer.normal.getLine(0)!.translateToString(true);
+  const before = oldest();
+  const restore = roomForResize(term, COLS, ROWS - 3);
+  term.resize(COLS, ROWS - 3);
+  expect([oldest(), term.buffer.normal.length]).toEqual([before, SCROLLBACK + ROWS]);
+  restore();
+  expect([term.options.scrollback, term.buffer.normal.length]).toEqual([SCROLLBACK, SCROLLBACK + ROWS - 3]);
+  expect(oldest()).not.toBe(before);
+  term.dispose();
 });
