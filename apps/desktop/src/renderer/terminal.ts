@@ -112,10 +112,7 @@ export class PaneTerminal {
         this.refit();
       },
       data: (data) => this.term.write(decodeBase64(data)),
-      resized: (size) => {
-        this.size = size;
-        resizeWithRoom(this.term, size.cols, size.rows);
-      },
+      resized: (size) => this.resizeTo(size),
       state: (state) => {
         this.state = state;
         this.element.dataset.state = state;
@@ -250,9 +247,14 @@ export class PaneTerminal {
   private claimSize(): void {
     const { cols, rows } = this.fitted;
     if (cols < 2 || (cols === this.size.cols && rows === this.size.rows)) return;
-    this.size = { cols, rows };
-    resizeWithRoom(this.term, cols, rows);
+    this.resizeTo({ cols, rows });
     void this.api.resize(this.session, cols, rows).catch(() => undefined);
+  }
+
+  /** The PTY's size now, whichever face set it, with room for xterm.js's reflow (libs/screen). */
+  private resizeTo(size: { cols: number; rows: number }): void {
+    this.size = size;
+    resizeWithRoom(this.term, size.cols, size.rows);
   }
 
   focus(): void {
