@@ -2,7 +2,7 @@
 // ssh runs it, against a real instance it starts itself.
 import { CLI, makeHome, refuseWrites, scaled, until, type Home } from '@paneflow/testing';
 import { ErrorCode, MAX_REQUEST_LINE_BYTES } from '@paneflow/protocol';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { resolveEndpoints } from '@paneflow/instance';
 import { join } from 'node:path';
@@ -202,12 +202,13 @@ describe('against an instance with the gates closed', () => {
 
 test('a link that does not read: stdin and the streams wait for stdout; past 16 MiB behind, the streams end with a reason and every answer still comes', async () => {
   const home = makeHome({ PANEFLOW_IPC_SCRIPTING: '1', PANEFLOW_IPC_ORCHESTRATION: '1' });
+  let child: ChildProcessWithoutNullStreams | null = null;
   try {
     expect(home.run(['start']).code).toBe(0);
     const { surface_id } = await home.rpc('workspace.create', { name: 'long', cwd: home.dir });
     await home.rpc('surface.send_text', { surface_id, text: `seq -f '%078g' 1 6000`, submit: true, scope: 'all' });
     await until(async () => (await home.rpc('surface.read', { surface_id, lines: 5, scope: 'all' })).text.includes('6000'), 'the lines written');
-    const child = spawn(process.execPath, [CLI, 'rpc', '--stdio'], { env: home.env });
+    child = spawn(process.execPath, [CLI, 'rpc', '--stdio'], { env: home.env });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     await until(() => out.includes('\n'), 'the hello');
@@ -225,8 +226,10 @@ test('a link that does not read: stdin and the streams wait for stdout; past 16 
     expect(lines.find((l) => l.method === 'rpc.end')).toEqual({ jsonrpc: '2.0', method: 'rpc.end', params: { stream: 's', reason: expect.stringContaining('behind') } });
     expect(lines.filter((l) => typeof l.id === 'string' && l.id.startsWith('r')).every((l) => (l.result as { text: string }).text.includes('6000'))).toBe(true);
     child.stdin.end();
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    expect(await new Promise((resolve) => child!.once('exit', resolve))).toBe(0);
   } finally {
+    // A failure above leaves the bridge running: stopped here, so that cleanup does not hide the failure.
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     home.cleanup();
   }
 });
