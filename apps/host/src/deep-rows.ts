@@ -155,8 +155,9 @@ export class DeepRows {
       }
       this.dropNewest(() => this.store.dropNewestLines(lines));
     }
-    // A line that began above the rows brought back is read from the terminal from its start.
-    this.placeBorder(!rowForRow && same === 0 && rows[0].wrapped ? this.lineStart(top) : top + same);
+    // A line that began above the rows brought back is read from the terminal from its start,
+    // found from the row above them: scrollback, which no erase of the screen has touched.
+    this.placeBorder(!rowForRow && same === 0 && rows[0].wrapped ? this.lineStart(Math.max(0, top - 1)) : top + same);
     if (same > 0) this.broughtBack!.rows = rows.slice(0, same);
     else this.forgetBroughtBack();
   }

@@ -360,6 +360,17 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     await pair.lines(1000, 150);
     pair.resize(80, 250);
   }],
+  // The first row brought back continues a line begun above it; the clear erases its wrap flag.
+  ['lines that wrap, wider with more rows, cleared', async (pair) => {
+    await pair.lines(1000, 139, { long: LONG });
+    pair.resize(81, 30);
+    await pair.write('\x1b[H\x1b[2J$ clear\r\n');
+  }],
+  ['lines that wrap in a skimmed flood, wider with more rows, cleared', async (pair) => {
+    await pair.lines(1000, 3000, { long: LONG, flood: true });
+    pair.resize(81, 30);
+    await pair.write('\x1b[H\x1b[2J$ clear\r\n');
+  }],
   ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
     await pair.lines(1000, 3000, { flood: true });
     pair.resize(80, 24);
