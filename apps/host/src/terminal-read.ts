@@ -66,8 +66,10 @@ export class TerminalText {
     if (inTerminal <= 0 && deepRows.length > 0) {
       // Without scrollback the addon lays its rows out from where it starts writing, as on a screen
       // of their own (blank rows at the end left out, the cursor moved down to its row): the deep
-      // rows go up until only the store's rows the screen shows are on it, and it starts below them.
-      prefix += '\r\n'.repeat(this.term.rows - onScreen) + `\x1b[${onScreen + 1};1H`;
+      // rows go up until only the store's rows the screen shows are on it, and it starts below them:
+      // where the last of them ends, written again, when the terminal's first row continues it.
+      const continued = onScreen > 0 && buffer.getLine(border)?.isWrapped === true;
+      prefix += '\r\n'.repeat(this.term.rows - onScreen) + (continued ? `\x1b[${onScreen};1H${texts[texts.length - 1]}` : `\x1b[${onScreen + 1};1H`);
     } else if (deepRows.length > 0 && !buffer.getLine(buffer.baseY - inTerminal)?.isWrapped) {
       // The terminal's first row starts a line of its own unless it continues the last deep row.
       prefix += '\r\n';

@@ -371,6 +371,12 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     pair.resize(81, 30);
     await pair.write('\x1b[H\x1b[2J$ clear\r\n');
   }],
+  // The row redrawn continues a line: the store keeps the line's first row, on the screen.
+  ['a skimmed flood of lines that wrap, in colour, resized to more rows, a continuing row redrawn', async (pair) => {
+    await pair.lines(1000, 3000, { flood: true, long: ` \x1b[1;31mred${'w'.repeat(90)}\x1b[0m tail` });
+    pair.resize(80, 40);
+    await pair.write('\x1b7\x1b[5;1Hredrawn\x1b[K\x1b8$ prompt');
+  }],
   ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
     await pair.lines(1000, 3000, { flood: true });
     pair.resize(80, 24);
