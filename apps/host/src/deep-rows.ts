@@ -45,6 +45,10 @@ export class DeepRows {
    * store's row for row, older ones were reflowed since.
    */
   private rowsAtWidth = 0;
+  /** Of the store's rows, how many of its newest are laid out at this width (its limits may have dropped some of those counted). */
+  private get storedAtWidth(): number {
+    return Math.min(this.rowsAtWidth, this.store.rows);
+  }
   /** A flood was skimmed since the last resize: xterm's rows above the border are from before it. */
   private staleAbove = false;
 
@@ -246,7 +250,7 @@ export class DeepRows {
     if (!this.staleAbove) return;
     this.staleAbove = false;
     const border = this.firstUnarchived();
-    let wanted = Math.min(border, this.rowsAtWidth, this.store.rows);
+    let wanted = Math.min(border, this.storedAtWidth);
     if (wanted === 0) return;
     const rows = this.store.rowsFromEnd((block) => {
       const taken = Math.min(wanted, block.length);
@@ -280,31 +284,21 @@ export class DeepRows {
 
   /**
    * Notes the rows above the border a resize brought onto the screen, as they are now. While they
-   * are among the store's newest rows laid out at this width, they match the store's row for row,
-   * and where their lines start is the store's to say (after a skimmed flood xterm's own rows
-   * there are older ones); else only their lines match, as xterm wrapped them.
+   * are among the store's newest rows laid out at this width, they match the store's row for row
+   * (xterm moved them there, or restoreRowsAbove laid them out from it after a flood); else only
+   * their lines match, as xterm wrapped them.
    */
   private noteBroughtBack() {
     const buffer = this.term.buffer.normal;
     const border = this.firstUnarchived();
     const count = border - buffer.baseY;
     if (count <= 0) return;
-    const rowForRow = count <= Math.min(this.rowsAtWidth, this.store.rows);
-    let wanted = count;
-    const stored = rowForRow
-      ? this.store.rowsFromEnd((block) => {
-          const taken = Math.min(wanted, block.length);
-          wanted -= taken;
-          return taken;
-        })
-      : [];
     const rows: Array<{ text: string; wrapped: boolean }> = [];
     for (let row = buffer.baseY; row < border; row++) {
       const line = buffer.getLine(row);
-      const inStore = stored[stored.length - (border - row)];
-      rows.push({ text: line?.translateToString(true) ?? '', wrapped: inStore ? inStore.wrapped : (line?.isWrapped ?? false) });
+      rows.push({ text: line?.translateToString(true) ?? '', wrapped: line?.isWrapped ?? false });
     }
-    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow };
+    this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow: count <= this.storedAtWidth };
   }
 
   /** The first row of the logical line `row` is on (row 0 when its start was trimmed). */
