@@ -1,6 +1,6 @@
 // When attach draws (FramePacer): the echo of a keystroke in the turn its output arrives,
-// everything else after the turn or at the output cap, and never over a frame still being written.
-import { FramePacer } from '../src/attach/pacing';
+// everything else after the turn or at the output cap (or just before it), and never over a frame still being written.
+import { FramePacer, OUTPUT_FRAME_MS } from '../src/attach/pacing';
 
 /** A pacer whose frames are counted, each written once `finish` is called. */
 function counted() {
@@ -59,4 +59,26 @@ test('nothing is drawn before the terminal is taken over, echo or not', async ()
   pacer.request(true);
   await turnOver();
   expect(frames()).toBe(0);
+});
+
+test('output soon after a frame waits for the cap; output read within the slack of the cap is drawn after its turn', async () => {
+  const { pacer, frames, finish } = counted();
+  pacer.request(true);
+  await turnOver();
+  finish();
+  await turnOver();
+  expect(frames()).toBe(1);
+  // The host's next frame a few milliseconds early: drawn now, not after a timer of its own.
+  await new Promise((done) => setTimeout(done, OUTPUT_FRAME_MS - 3));
+  pacer.request(true);
+  await turnOver();
+  expect(frames()).toBe(2);
+  finish();
+  await turnOver();
+  // Right after a frame: at the cap, not in this turn.
+  pacer.request(true);
+  await turnOver();
+  expect(frames()).toBe(2);
+  await new Promise((done) => setTimeout(done, OUTPUT_FRAME_MS + 5));
+  expect(frames()).toBe(3);
 });

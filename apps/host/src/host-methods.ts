@@ -116,14 +116,14 @@ export function hostMethods(host: Host): Handlers<HostMethods> {
       if (bytes > maxCheckpointBytes) throw new RpcError(ErrorCode.CheckpointTooLarge, `the checkpoint is ${bytes} bytes, over ${maxCheckpointBytes}`, { reason: 'checkpoint_too_large', bytes, max: maxCheckpointBytes });
       return { ...checkpoint, instance: host.instance, generation: found.generation };
     },
-    'session.output': ({ session, offset, follow, keepalive }, { connection }) => {
+    'session.output': ({ session, offset, follow, keepalive, gather_ms }, { connection }) => {
       if (lostScreens.shown(session)) return lostScreens.output(session, offset, follow ?? false, connection);
       const found = host.find(session);
       if (offset > found.output.end) {
         throw new RpcError(ErrorCode.InvalidParams, `offset ${offset} is past the end of the output (${found.output.end})`, { reason: 'offset_ahead', field: 'offset' });
       }
       if (found.output.read(offset, 0) === null) throw new RpcError(ErrorCode.OffsetEvicted, `output before ${offset} is no longer kept`, { reason: 'offset_evicted' });
-      if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset, keepalive ?? true));
+      if (follow) return new StreamReply({ chunks: [], end_offset: found.output.end, following: true }, () => followOutput(connection, found, offset, { keepalive, gatherMs: gather_ms }));
       const chunks: Array<{ offset: number; data: string }> = [];
       for (let at = offset; at < found.output.end; ) {
         const data = found.output.read(at)!;

@@ -1,18 +1,10 @@
-import { OUTPUT_CHUNK_BYTES, OUTPUT_KEEPALIVE_MS, OUTPUT_TAIL_BYTES } from '@paneflow/protocol';
+import { OUTPUT_CHUNK_BYTES, OUTPUT_GATHER_MS, OUTPUT_KEEPALIVE_MS, OUTPUT_TAIL_BYTES } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
 import { inflateRawSync } from 'node:zlib';
 import { deflateInBackground } from './deflate';
 
 /** A stream's frames wait in the tail, not in the socket, once the socket holds this much. */
 const STREAM_HIGH_WATER = 256 * 1024;
-/**
- * Output waits this long for more before a stream sends it, all in one frame: a frame per PTY
- * read cost a mirror more to read than its bytes cost to parse, and a program's one change is
- * often several writes (its text, then its OSC 7501 report), each of which woke every mirror
- * (apps/host README, *Output to mirrors*). The first output after a person's input goes at once,
- * so a keystroke's echo waits for nothing.
- */
-export const OUTPUT_GATHER_MS = 16;
 
 /** The newest output bytes, kept as they came; older ones are deflated in segments. */
 const RAW_BYTES = 256 * 1024;
@@ -185,8 +177,15 @@ export interface OutputSource {
  * is gone (restarted as a new generation, or removed) gets `output_end`: both must attach again.
  * Each resize from `from` on goes out as `output_resized` before the bytes written after it.
  * With `keepalive`, a `keepalive` frame every 2 s shows a quiet stream is still there.
+ *
+ * Output waits `gatherMs` for more before it goes, all in one frame: a frame per PTY read cost a
+ * mirror more to read than its bytes cost to parse, and a program's one change is often several
+ * writes (its text, then its OSC 7501 report), each of which woke every mirror (apps/host README,
+ * *Output to mirrors*). A face that draws every 33 ms asks 33: frames faster than it draws only
+ * wake it. The first output after a person's input goes at once, so a keystroke's echo waits for
+ * nothing.
  */
-export function followOutput(connection: Connection, session: OutputSource, from: number, keepalive: boolean): void {
+export function followOutput(connection: Connection, session: OutputSource, from: number, { keepalive = true, gatherMs = OUTPUT_GATHER_MS }: { keepalive?: boolean; gatherMs?: number } = {}): void {
   let offset = from;
   let waiting = false;
   let lastSentAt = -Infinity;
@@ -236,7 +235,7 @@ export function followOutput(connection: Connection, session: OutputSource, from
     gathering = setTimeout(() => {
       gathering = null;
       pump();
-    }, OUTPUT_GATHER_MS);
+    }, gatherMs);
   };
   const unwatch = session.watchOutput(output);
   const ticker = keepalive ? setInterval(() => connection.send({ type: 'keepalive', session: session.id, offset }), OUTPUT_KEEPALIVE_MS) : null;

@@ -113,7 +113,7 @@ describe('mirrors: session.attach and session.output', () => {
     stream.close();
   });
 
-  test('without follow, the output from an offset comes back whole and contiguous', async () => {
+  test('without follow, the output from an offset comes back whole and contiguous; an offset past the end and a gather out of bounds are refused', async () => {
     const { session } = await client.create({ argv: ['sh', '-c', 'printf "one\\ntwo\\nthree\\n"; sleep 30'] });
     await client.screenMatching(session, /three/);
     const { chunks, end_offset, following } = await client.request('session.output', { session, offset: 0 });
@@ -124,6 +124,11 @@ describe('mirrors: session.attach and session.output', () => {
     const tail = await client.request('session.output', { session, offset: end_offset - 7 });
     expect(Buffer.from(tail.chunks[0].data, 'base64').toString()).toBe('three\r\n');
     await expect(client.request('session.output', { session, offset: end_offset + 1 })).rejects.toMatchObject({ code: -32602, data: { reason: 'offset_ahead' } });
+    // A gather a stream may not ask: refused, and the connection goes on.
+    for (const gather_ms of [-1, 1001, 2.5]) {
+      await expect(client.request('session.output', { session, offset: 0, follow: true, gather_ms })).rejects.toMatchObject({ code: -32602 });
+    }
+    expect((await client.request('session.output', { session, offset: end_offset })).end_offset).toBe(end_offset);
   });
 
   test('a stream on a session that is restarted ends with output_end, and the next generation attaches afresh', async () => {

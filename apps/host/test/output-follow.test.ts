@@ -1,14 +1,15 @@
 // When a `session.output` stream sends (src/output.ts followOutput): output waits a gather window
 // for more and goes in one frame; the first output after a person's input reached the PTY goes at
 // once, with what waited before it. In process, on jest's clock.
+import { OUTPUT_GATHER_MS } from '@paneflow/protocol';
 import type { Connection } from '@paneflow/rpc';
-import { followOutput, OUTPUT_GATHER_MS, OutputTail, type OutputSource } from '../src/output';
+import { followOutput, OutputTail, type OutputSource } from '../src/output';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
 
-/** A session whose output the test writes, and a connection that keeps what is sent to it. */
-function following() {
+/** A session whose output the test writes, and a connection that keeps what is sent to it; `gatherMs` as the stream asked. */
+function following(gatherMs?: number) {
   const watchers = new Set<() => void>();
   const session = {
     id: 's1',
@@ -30,7 +31,7 @@ function following() {
     onDrain: () => undefined,
     onClose: (listener: () => void) => closers.push(listener),
   } as unknown as Connection;
-  followOutput(connection, session, 0, false);
+  followOutput(connection, session, 0, { keepalive: false, gatherMs });
   return {
     session,
     /** The program printed `text`. */
@@ -59,6 +60,22 @@ test('output waits the gather window for more, after a quiet spell too, and goes
   expect(stream.frames()).toHaveLength(1);
   jest.advanceTimersByTime(1);
   expect(stream.frames().at(-1)).toBe('more and more');
+  stream.close();
+});
+
+test('a stream that asks a gather of its own holds output that long, and the echo still goes at once', () => {
+  const stream = following(33);
+  stream.print('line 1\r\n');
+  jest.advanceTimersByTime(20);
+  stream.print('line 2\r\n');
+  jest.advanceTimersByTime(12);
+  expect(stream.frames()).toEqual([]);
+  jest.advanceTimersByTime(1);
+  expect(stream.frames()).toEqual(['line 1\r\nline 2\r\n']);
+  jest.advanceTimersByTime(5);
+  stream.session.inputs.typedAt = performance.now();
+  stream.print('x');
+  expect(stream.frames()).toEqual(['line 1\r\nline 2\r\n', 'x']);
   stream.close();
 });
 

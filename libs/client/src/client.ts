@@ -40,14 +40,17 @@ export class InstanceClient {
   /**
    * `face` names this client to the host (`desktop`, `web`, `attach`): the turn ledger says which
    * face answered a question. With `machine`, the client works in that machine's instance through
-   * this serve's link (issue 32): its model, events and terminals are that machine's.
+   * this serve's link (issue 32): its model, events and terminals are that machine's. A face that
+   * draws less often than the host's output streams gather (16 ms) asks its own `outputGatherMs`:
+   * frames faster than it draws only wake it.
    */
   constructor(
     private readonly endpoints: Endpoints,
     face = 'desktop',
     readonly machine: string | null = null,
+    outputGatherMs?: number,
   ) {
-    this.terminals = machine ? new FarTerminals(endpoints, machine) : new LocalTerminals(endpoints, face);
+    this.terminals = machine ? new FarTerminals(endpoints, machine, outputGatherMs) : new LocalTerminals(endpoints, face, outputGatherMs);
   }
 
   /** One request to serve (the far machine's, through this one's, when the client is a machine's). */

@@ -35,8 +35,11 @@ function outputStream<T extends MethodTable>(connection: RpcConnection<T>, insta
   };
 }
 
-/** The same request `session.output` takes, following from `offset`: a closed socket says the stream is gone, so no keepalives wake it. */
-const following = (session: string, offset: number) => ({ session, offset, follow: true, keepalive: false });
+/**
+ * The same request `session.output` takes, following from `offset`: a closed socket says the
+ * stream is gone, so no keepalives wake it; output gathered `gatherMs` (the host's default without).
+ */
+const following = (session: string, offset: number, gatherMs: number | undefined) => ({ session, offset, follow: true, keepalive: false, ...(gatherMs === undefined ? {} : { gather_ms: gatherMs }) });
 
 /** This machine's host: one control connection shared by every call, made again once it drops. */
 export class LocalTerminals implements TerminalPath {
@@ -47,6 +50,7 @@ export class LocalTerminals implements TerminalPath {
   constructor(
     private readonly endpoints: Endpoints,
     private readonly face: string,
+    private readonly gatherMs: number | undefined,
   ) {}
 
   call<M extends TerminalMethod>(method: M, params: ParamsOf<HostMethods, M>): Promise<ResultOf<HostMethods, M>> {
@@ -58,7 +62,7 @@ export class LocalTerminals implements TerminalPath {
 
   async openStream(): Promise<OutputStream> {
     const { connection, hello } = await connectHost(this.endpoints, 'desktop-mirror');
-    return outputStream(connection, hello.instance, (session, offset) => connection.request('session.output', following(session, offset)));
+    return outputStream(connection, hello.instance, (session, offset) => connection.request('session.output', following(session, offset, this.gatherMs)));
   }
 
   private connection(): Promise<RpcConnection<HostMethods>> {
@@ -102,6 +106,7 @@ export class FarTerminals implements TerminalPath {
   constructor(
     private readonly endpoints: Endpoints,
     private readonly machine: string,
+    private readonly gatherMs: number | undefined,
   ) {}
 
   private params(method: TerminalMethod, params: unknown): ParamsOf<PublicMethods, 'machine.terminal'> {
@@ -145,7 +150,7 @@ export class FarTerminals implements TerminalPath {
 
   async openStream(): Promise<OutputStream> {
     const connection = await connectChecked<PublicMethods>(this.endpoints.publicSocket);
-    return outputStream(connection, null, (session, offset) => connection.request('machine.terminal', this.params('session.output', following(session, offset))));
+    return outputStream(connection, null, (session, offset) => connection.request('machine.terminal', this.params('session.output', following(session, offset, this.gatherMs))));
   }
 
   close(): void {

@@ -48,6 +48,27 @@ test('a mirror starts from the checkpoint, follows the output, and types as the 
   client.detach(session);
 });
 
+test("a client that asks its own gather gets output that long in one frame; another client the host's 16 ms", async () => {
+  // Two writes 400 ms apart, after the key that starts them and its echo (which goes at once).
+  const session = await shellPane(`printf 'ready\\n'; read go; sleep 0.1; printf first; sleep 0.4; printf second; exec cat`);
+  const slow = new InstanceClient(resolveEndpoints(home.env), 'test', null, 1000);
+  try {
+    const gathered = recorder();
+    const plain = recorder();
+    slow.attach(session, gathered.sink);
+    other.attach(session, plain.sink);
+    await until(() => /ready/.test(gathered.output()) && /ready/.test(plain.output()), 'both mirrors attached');
+    await slow.input(session, 'go\r');
+    await until(() => /second/.test(gathered.output()) && /second/.test(plain.output()), 'both writes in both mirrors');
+    const frameOf = (events: typeof gathered.events, text: string) => events.find((e) => e.kind === 'data' && e.text!.includes(text));
+    expect(frameOf(gathered.events, 'first')?.text).toContain('firstsecond');
+    expect(frameOf(plain.events, 'first')?.text).not.toContain('second');
+  } finally {
+    slow.close();
+    other.detach(session);
+  }
+});
+
 test('a resize by another face reaches the mirror before what the program wrote for the new size', async () => {
   const session = await shellPane('PS1="ready$ " exec bash --norc --noprofile -i');
   const mirror = recorder();

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { HOST_FOLLOW_MAX_FRAMES } from './limits';
+import { HOST_FOLLOW_MAX_FRAMES, OUTPUT_GATHER_MAX_MS } from './limits';
 import { Loss, RestartAttempt, RestartMode, ResumeRecord } from './resume';
 import { method } from './schema';
 import {
@@ -222,9 +222,20 @@ export const HostMethods = {
    * The raw output from `offset` (-32021 when it has left the 8 MiB tail). Without `follow`, what
    * there is now; with it, a stream of OutputFrame from `offset` on, keepalive every 2 s unless
    * `keepalive: false` (a face that must not wake while nothing happens; closing ends it all the same).
+   * The stream gathers output `gather_ms` (16 by default) into one frame; the echo of a person's
+   * input goes at once.
    */
   'session.output': method(
-    Type.Object({ session: Uuid, offset: Type.Integer({ minimum: 0 }), follow: Type.Optional(Type.Boolean()), keepalive: Type.Optional(Type.Boolean()) }, closed),
+    Type.Object(
+      {
+        session: Uuid,
+        offset: Type.Integer({ minimum: 0 }),
+        follow: Type.Optional(Type.Boolean()),
+        keepalive: Type.Optional(Type.Boolean()),
+        gather_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: OUTPUT_GATHER_MAX_MS })),
+      },
+      closed,
+    ),
     Type.Object({ chunks: Type.Array(Type.Object({ offset: Type.Integer(), data: Type.String() })), end_offset: Type.Integer(), following: Type.Boolean() }),
   ),
   /**

@@ -38,6 +38,13 @@ export const FOLLOW_KEEPALIVE_MS = 10_000;
 export const OUTPUT_TAIL_BYTES = 8 * 1024 * 1024;
 /** One `output_data` frame carries at most this much. */
 export const OUTPUT_CHUNK_BYTES = 64 * 1024;
+/**
+ * A `session.output` stream holds output this long for more, unless it asks its own `gather_ms`
+ * (a face that draws less often than a display refreshes: attach draws every 33 ms).
+ */
+export const OUTPUT_GATHER_MS = 16;
+/** The longest gather a stream may ask for. */
+export const OUTPUT_GATHER_MAX_MS = 1000;
 /** A `session.output` stream that asked for keepalives gets one this often. */
 export const OUTPUT_KEEPALIVE_MS = 2000;
 /** `session.create`'s `scrollback` when it names none: rows a session keeps. */

@@ -6,6 +6,7 @@ import { displayText, type PaneStatus } from '@paneflow/view';
 import { CliError, UsageError } from '../errors';
 import { explain, instanceEndpoints } from '../instance';
 import { AttachClient, type AttachStart } from './client';
+import { OUTPUT_FRAME_MS } from './pacing';
 import { OuterTerminal } from './tty';
 
 /**
@@ -34,7 +35,8 @@ export async function attach(workspace: string | undefined, machine?: string): P
   let back: { at: string | null; start: AttachStart } | null = null;
   try {
     for (;;) {
-      const client = new InstanceClient(endpoints, 'attach', at);
+      // The host gathers each pane's output for as long as attach waits between output frames.
+      const client = new InstanceClient(endpoints, 'attach', at, OUTPUT_FRAME_MS);
       try {
         const end = await new AttachClient(client, local, tty, options).run(start);
         if ('code' in end) return end.code;

@@ -1,8 +1,14 @@
-/** While only output changes, frames are drawn at most this often. */
-const OUTPUT_FRAME_MS = 33;
+/** While only output changes, frames are drawn at most this often; the host gathers output as long. */
+export const OUTPUT_FRAME_MS = 33;
+/**
+ * Output read this close to the cap is drawn now, not at it: the host's frames come one cap
+ * apart, give or take their trip and the last frame's drawing, and waiting out that remainder
+ * woke the client once more for each frame (a timer) than for the frames themselves.
+ */
+const FRAME_SLACK_MS = 8;
 
 /**
- * When `attach` draws: only once something changed; while only output changes, at most every
+ * When `attach` draws: only once something changed; while only output changes, about every
  * 33 ms; the echo of a keystroke at once; never while the last frame is still being written, so a
  * slow terminal gets fewer frames, never a backlog. With nothing changing there is no timer at all.
  */
@@ -15,7 +21,7 @@ export class FramePacer {
   private soon: NodeJS.Immediate | null = null;
   private later: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
-  private lastAt = 0;
+  private lastAt = -Infinity;
   private dirty = false;
 
   /** `draw` composes a frame and resolves once the terminal has taken it. */
@@ -34,8 +40,8 @@ export class FramePacer {
   private schedule(): void {
     if (!this.running || this.soon || this.writing) return;
     // The echo goes at once even while a capped frame is waiting (a stream plus typing costs one extra frame per key).
-    const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - Date.now();
-    if (wait > 0) {
+    const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - performance.now();
+    if (wait > FRAME_SLACK_MS) {
       this.later ??= setTimeout(() => this.fire(), wait);
       return;
     }
@@ -51,7 +57,7 @@ export class FramePacer {
     this.later = null;
     if (!this.dirty || !this.running) return;
     this.dirty = false;
-    this.lastAt = Date.now();
+    this.lastAt = performance.now();
     this.writing = this.draw().then(() => {
       this.writing = null;
       if (this.dirty) this.schedule();
