@@ -2,6 +2,7 @@
 // interrupts a terminal), or another machine's host through this serve's link to it (issue 32).
 import { callChecked, connectChecked, connectHost, readHostSecret } from '@paneflow/instance/connect';
 import type { Endpoints } from '@paneflow/instance/endpoints';
+import { ErrorCode } from '@paneflow/protocol/errors';
 import type { HostMethods, OutputFrame } from '@paneflow/protocol/host-protocol';
 import type { TerminalMethod } from '@paneflow/protocol/bridge';
 import type { PublicMethods } from '@paneflow/protocol/public-protocol';
@@ -35,11 +36,22 @@ function outputStream<T extends MethodTable>(connection: RpcConnection<T>, insta
   };
 }
 
+type OutputParams = ParamsOf<HostMethods, 'session.output'>;
+
 /**
- * The same request `session.output` takes, following from `offset`: a closed socket says the
- * stream is gone, so no keepalives wake it; output gathered `gatherMs` (the host's default without).
+ * Asks `session.output` to follow from `offset`: a closed socket says the stream is gone, so no
+ * keepalives wake it; output gathered `gatherMs` (the host's default without). A host started
+ * before streams took `gather_ms` (one still running after an upgrade) refuses the field: it is
+ * asked again without it, and the face gets that host's gather.
  */
-const following = (session: string, offset: number, gatherMs: number | undefined) => ({ session, offset, follow: true, keepalive: false, ...(gatherMs === undefined ? {} : { gather_ms: gatherMs }) });
+export async function askFollowing(ask: (params: OutputParams) => Promise<unknown>, session: string, offset: number, gatherMs: number | undefined): Promise<unknown> {
+  const params: OutputParams = { session, offset, follow: true, keepalive: false };
+  if (gatherMs === undefined) return ask(params);
+  return ask({ ...params, gather_ms: gatherMs }).catch((error: { code?: number; data?: { field?: unknown } }) => {
+    if (error.code === ErrorCode.InvalidParams && error.data?.field === 'gather_ms') return ask(params);
+    throw error;
+  });
+}
 
 /** This machine's host: one control connection shared by every call, made again once it drops. */
 export class LocalTerminals implements TerminalPath {
@@ -62,7 +74,7 @@ export class LocalTerminals implements TerminalPath {
 
   async openStream(): Promise<OutputStream> {
     const { connection, hello } = await connectHost(this.endpoints, 'desktop-mirror');
-    return outputStream(connection, hello.instance, (session, offset) => connection.request('session.output', following(session, offset, this.gatherMs)));
+    return outputStream(connection, hello.instance, (session, offset) => askFollowing((params) => connection.request('session.output', params), session, offset, this.gatherMs));
   }
 
   private connection(): Promise<RpcConnection<HostMethods>> {
@@ -150,7 +162,7 @@ export class FarTerminals implements TerminalPath {
 
   async openStream(): Promise<OutputStream> {
     const connection = await connectChecked<PublicMethods>(this.endpoints.publicSocket);
-    return outputStream(connection, null, (session, offset) => connection.request('machine.terminal', this.params('session.output', following(session, offset, this.gatherMs))));
+    return outputStream(connection, null, (session, offset) => askFollowing((params) => connection.request('machine.terminal', this.params('session.output', params)), session, offset, this.gatherMs));
   }
 
   close(): void {
