@@ -61,24 +61,36 @@ test('nothing is drawn before the terminal is taken over, echo or not', async ()
   expect(frames()).toBe(0);
 });
 
-test('output soon after a frame waits for the cap; output read within the slack of the cap is drawn after its turn', async () => {
-  const { pacer, frames, finish } = counted();
+test('output read within the slack before the cap is drawn after its turn, and that frame keeps its time; output well before the cap waits for it', async () => {
+  let clock = 1000;
+  let frames = 0;
+  let finish: () => void = () => undefined;
+  const pacer = new FramePacer(
+    () => {
+      frames++;
+      return new Promise<void>((done) => (finish = done));
+    },
+    () => clock,
+  );
+  pacer.running = true;
+  const drawn = async () => {
+    await turnOver();
+    finish();
+    await turnOver();
+    return frames;
+  };
   pacer.request(true);
-  await turnOver();
-  finish();
-  await turnOver();
-  expect(frames()).toBe(1);
+  expect(await drawn()).toBe(1);
   // The host's next frame a few milliseconds early: drawn now, not after a timer of its own.
-  await new Promise((done) => setTimeout(done, OUTPUT_FRAME_MS - 3));
+  clock += OUTPUT_FRAME_MS - 3;
   pacer.request(true);
-  await turnOver();
-  expect(frames()).toBe(2);
-  finish();
-  await turnOver();
-  // Right after a frame: at the cap, not in this turn.
+  expect(await drawn()).toBe(2);
+  // That frame's time was 1033, not 1030: output read at 1058 is 8 ms early for 1066 and waits.
+  clock = 1000 + 2 * OUTPUT_FRAME_MS - 8.5;
   pacer.request(true);
-  await turnOver();
-  expect(frames()).toBe(2);
-  await new Promise((done) => setTimeout(done, OUTPUT_FRAME_MS + 5));
-  expect(frames()).toBe(3);
+  expect(await drawn()).toBe(2);
+  // At its time (the pacer's timer, on the real clock) the frame is drawn.
+  clock = 1000 + 2 * OUTPUT_FRAME_MS;
+  await new Promise((done) => setTimeout(done, 20));
+  expect(await drawn()).toBe(3);
 });

@@ -24,8 +24,11 @@ export class FramePacer {
   private lastAt = -Infinity;
   private dirty = false;
 
-  /** `draw` composes a frame and resolves once the terminal has taken it. */
-  constructor(private readonly draw: () => Promise<void>) {}
+  /** `draw` composes a frame and resolves once the terminal has taken it; `now` is the clock (a test's own). */
+  constructor(
+    private readonly draw: () => Promise<void>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /**
    * Something changed: a frame will show it. A pane's `output` that may be the echo awaited is
@@ -40,7 +43,7 @@ export class FramePacer {
   private schedule(): void {
     if (!this.running || this.soon || this.writing) return;
     // The echo goes at once even while a capped frame is waiting (a stream plus typing costs one extra frame per key).
-    const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - performance.now();
+    const wait = this.echoDue ? 0 : this.lastAt + OUTPUT_FRAME_MS - this.now();
     if (wait > FRAME_SLACK_MS) {
       this.later ??= setTimeout(() => this.fire(), wait);
       return;
@@ -57,7 +60,10 @@ export class FramePacer {
     this.later = null;
     if (!this.dirty || !this.running) return;
     this.dirty = false;
-    this.lastAt = performance.now();
+    // A frame drawn within the slack before its time keeps its time, so that output read without a
+    // pause (a flood) still gets a frame every 33 ms, not every 25; the echo's frame is its own time.
+    const now = this.now();
+    this.lastAt = this.echoDue ? now : Math.max(now, this.lastAt + OUTPUT_FRAME_MS);
     this.writing = this.draw().then(() => {
       this.writing = null;
       if (this.dirty) this.schedule();
