@@ -200,12 +200,19 @@ export class DeepRows {
    * Rows already in the store keep the width they were printed at; the terminal reflows its own
    * (the normal buffer's behind the alternate screen too). Everything in its scrollback is moved
    * first, so no row can be pushed out unmoved. After a reflow the border is found again by the
-   * cursor, which xterm keeps on its line: as many logical lines above it as there were before (a
-   * reflow that also trims moves followed rows and markers wrongly); a logical line that crossed
+   * cursor's line: as many logical lines above it as there were before (a reflow that also trims
+   * moves followed rows and markers wrongly), the cursor's line itself found from the buffer's end
+   * when narrowed (below); a logical line that crossed
    * the border (its first row continuing a row above it) is then the terminal's whole, the store
    * letting go of its first rows.
    */
   resize(cols: number, rows: number): void {
+    // Narrowed to other rows: the rows first, as xterm does them, so that the reflow after finds
+    // the cursor's line from the buffer's end with nothing below it added or dropped.
+    if (cols < this.term.cols && rows !== this.term.rows) {
+      this.resize(this.term.cols, rows);
+      return this.resize(cols, rows);
+    }
     this.reclaimDrawnOver();
     this.archive(0);
     this.restoreRowsAbove();
@@ -218,14 +225,20 @@ export class DeepRows {
     const crossing = buffer.getLine(top)?.isWrapped === true;
     let lines = 0;
     for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
+    let linesBelow = 0;
+    for (let row = cursor + 1; row < buffer.length; row++) if (!buffer.getLine(row)?.isWrapped) linesBelow++;
     const reflow = cols !== this.term.cols;
+    // Narrowed, xterm keeps the cursor on its screen row, not on its line, as lines below it take
+    // more rows: its line is found from the buffer's end, where a reflow adds rows but no lines
+    // (with rows above the screen xterm drops none).
+    const fromEnd = cols < this.term.cols && buffer.baseY > 0;
     const restore = roomForResize(this.term, cols, rows);
     this.term.resize(cols, rows);
     if (reflow) this.rowsAtWidth = 0;
     if (this.border) {
       // Without a reflow no row moves but by a trim, which the followed border takes.
-      let row = this.lineStart(reflow ? buffer.baseY + buffer.cursorY : this.border.line);
-      if (reflow) for (let n = 0; n < lines && row > 0; n++) row = this.lineStart(row - 1);
+      let row = this.lineStart(!reflow ? this.border.line : fromEnd ? buffer.length - 1 : buffer.baseY + buffer.cursorY);
+      if (reflow) for (let n = 0; n < lines + (fromEnd ? linesBelow : 0) && row > 0; n++) row = this.lineStart(row - 1);
       // The line that crossed the border is the terminal's whole (one whose start xterm no longer
       // held crosses it at the terminal's first row: letGoOfTrimmedStart).
       if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));

@@ -271,6 +271,23 @@ const sequences: Array<[string, (pair: Pair) => Promise<void | { mirror: boolean
     pair.resize(80, 40);
     await pair.write('\x1b7\x1b[5;1Hredrawn\x1b[K\x1b8$ prompt');
   }],
+  // xterm keeps the cursor on its screen row, not its line, as the lines below it take more rows.
+  ['lines that wrap, the cursor moved up ten rows, narrowed', async (pair) => {
+    await pair.lines(1000, 300, { long: LONG });
+    await pair.write('\x1b[10A');
+    pair.resize(49, 24);
+  }],
+  ['lines that wrap, the cursor moved up ten rows, narrowed with more rows', async (pair) => {
+    await pair.lines(1000, 300, { long: LONG });
+    await pair.write('\x1b[10A');
+    pair.resize(49, 34);
+  }],
+  ['lines that wrap, erased above row 3, narrowed with fewer rows', async (pair) => {
+    await pair.lines(1000, 300, { long: LONG });
+    await pair.write('\x1b[3;1H\x1b[1J$ prompt');
+    pair.resize(49, 11);
+    await pair.lines(1300, 20, { long: LONG });
+  }],
   ['a skimmed flood, resized to the same size, then cleared', async (pair) => {
     await pair.lines(1000, 3000, { flood: true });
     pair.resize(80, 24);
