@@ -463,6 +463,21 @@ test('prefix ? shows the keys until a key is pressed, c opens a new workspace, a
   await window.shows((l) => /▸ 0 /.test(text(l)), 'workspace 0 marked');
 });
 
+test('a box over the panes (the keys, a question) stays whole while a pane under it prints', async () => {
+  const ids = await workspace('boxed', [{ name: 'ticker', command: 'i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.05; done', focus: true }]);
+  const window = attach('boxed');
+  await window.shows((l) => text(l).includes('tick-5'), 'the pane printing');
+  window.keys('C-b', '?');
+  await window.shows((l) => text(l).includes('prefix, then:') && text(l).includes('next agent that needs you'), 'the help');
+  // Twenty more lines under it, each a frame of the pane's output.
+  const printed = async () => Number(/tick-(\d+)\s*$/.exec((await home.rpc('surface.read', { surface_id: ids.ticker, lines: 3, fenced: false, scope: 'all' })).text.trim())?.[1] ?? 0);
+  const from = await printed();
+  await until(async () => ((await printed()) >= from + 20 ? true : null), 'twenty more lines printed');
+  await window.shows((l) => text(l).includes('prefix, then:') && text(l).includes('next agent that needs you'), 'the help, whole');
+  window.type('q');
+  await window.shows((l) => !text(l).includes('prefix, then:'), 'the help closed');
+});
+
 test('closing a pane whose agent waits for you asks first, and so does closing its workspace (prefix &)', async () => {
   const ids = await workspace('waiting-close', [
     { name: 'asker', command: 'claude --work-ms 100', focus: true },

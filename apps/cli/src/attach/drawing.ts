@@ -83,7 +83,9 @@ export class FrameDrawing {
     // A frame without pane output (a spinner tick, a mode) is not the echo still to come.
     if (this.dirtyPanes.size > 0) this.pacer.echoDue = false;
     const scene = this.face.scene(this.tick);
-    if (this.wholeFrame || !this.drawn) {
+    // A box (the keys, a question) covers the panes: output under it redraws the frame, box on top.
+    const boxed = scene.mode.kind === 'help' || scene.mode.kind === 'confirm';
+    if (this.wholeFrame || !this.drawn || (boxed && this.dirtyPanes.size > 0)) {
       this.mirrors.sync(scene.picture);
       this.drawn = drawFrame(scene, this.grid, place(scene));
       this.mirrors.claim(this.drawn.layout);
