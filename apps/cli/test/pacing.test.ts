@@ -65,9 +65,11 @@ test('output read within the slack before the cap is drawn after its turn, and t
   let clock = 1000;
   let frames = 0;
   let finish: () => void = () => undefined;
+  let frameDrawn: () => void = () => undefined;
   const pacer = new FramePacer(
     () => {
       frames++;
+      frameDrawn();
       return new Promise<void>((done) => (finish = done));
     },
     () => clock,
@@ -91,6 +93,6 @@ test('output read within the slack before the cap is drawn after its turn, and t
   expect(await drawn()).toBe(2);
   // At its time (the pacer's timer, on the real clock) the frame is drawn.
   clock = 1000 + 2 * OUTPUT_FRAME_MS;
-  await new Promise((done) => setTimeout(done, 20));
+  await new Promise<void>((done) => (frameDrawn = done));
   expect(await drawn()).toBe(3);
 });

@@ -223,22 +223,20 @@ export class DeepRows {
     if (this.broughtBack && this.lineStart(cursor) < this.firstUnarchived()) this.giveBack(Math.max(0, this.lineStart(cursor) - this.broughtBack.first.line));
     const top = this.letGoOfTrimmedStart();
     const crossing = buffer.getLine(top)?.isWrapped === true;
-    let lines = 0;
-    for (let row = top + 1; row <= cursor; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
-    let linesBelow = 0;
-    for (let row = cursor + 1; row < buffer.length; row++) if (!buffer.getLine(row)?.isWrapped) linesBelow++;
     const reflow = cols !== this.term.cols;
     // Narrowed, xterm keeps the cursor on its screen row, not on its line, as lines below it take
     // more rows: its line is found from the buffer's end, where a reflow adds rows but no lines
     // (with rows above the screen xterm drops none).
     const fromEnd = cols < this.term.cols && buffer.baseY > 0;
+    // Logical lines to walk back after the reflow: from the cursor's (or the buffer's last) to the border's.
+    const linesBack = this.linesStarting(top + 1, fromEnd ? buffer.length : cursor + 1);
     const restore = roomForResize(this.term, cols, rows);
     this.term.resize(cols, rows);
     if (reflow) this.rowsAtWidth = 0;
     if (this.border) {
       // Without a reflow no row moves but by a trim, which the followed border takes.
       let row = this.lineStart(!reflow ? this.border.line : fromEnd ? buffer.length - 1 : buffer.baseY + buffer.cursorY);
-      if (reflow) for (let n = 0; n < lines + (fromEnd ? linesBelow : 0) && row > 0; n++) row = this.lineStart(row - 1);
+      if (reflow) for (let n = 0; n < linesBack && row > 0; n++) row = this.lineStart(row - 1);
       // The line that crossed the border is the terminal's whole (one whose start xterm no longer
       // held crosses it at the terminal's first row: letGoOfTrimmedStart).
       if (crossing && !buffer.getLine(row)?.isWrapped) this.dropNewest(() => this.store.dropNewestLines(1));
@@ -312,6 +310,14 @@ export class DeepRows {
       rows.push({ text: line?.translateToString(true) ?? '', wrapped: line?.isWrapped ?? false });
     }
     this.broughtBack = { first: followRow(this.term, buffer.baseY), rows, rowForRow: count <= this.storedAtWidth };
+  }
+
+  /** How many logical lines start in rows `from` to `to` (not included) of the normal buffer. */
+  private linesStarting(from: number, to: number): number {
+    const buffer = this.term.buffer.normal;
+    let lines = 0;
+    for (let row = from; row < to; row++) if (!buffer.getLine(row)?.isWrapped) lines++;
+    return lines;
   }
 
   /** The first row of the logical line `row` is on (row 0 when its start was trimmed). */

@@ -86,7 +86,7 @@ export class AttachClient implements CommandFace {
     private readonly options: AttachOptions,
   ) {
     this.mirrors = new Mirrors(client, (pane) => this.invalidate(pane));
-    this.drawing = new FrameDrawing(tty, this.mirrors, { mode: () => this.mode, scene: (tick) => this.scene(tick) });
+    this.drawing = new FrameDrawing(tty, this.mirrors, { scene: (tick) => this.scene(tick) });
     this.fleet = new AttachFleet(local, client.machine, { changed: () => this.invalidate('sidebar'), noticed: (notice, machine) => this.notify(notice, machine) });
   }
 
@@ -226,8 +226,7 @@ export class AttachClient implements CommandFace {
       void this.picture.readCreated(frame, this.read).then((status) => status && this.invalidate());
     }
     if (change === 'status' || change === 'focus') this.ackInFront();
-    const boxed = this.mode.kind === 'help' || this.mode.kind === 'confirm';
-    if (change === 'status' && frame.type === 'status_changed' && !boxed && this.outOfFront(frame.surface_id)) {
+    if (change === 'status' && frame.type === 'status_changed' && this.outOfFront(frame.surface_id)) {
       // An agent's state shows in the sidebar and, once it ended, on its pane's first line: the
       // title and the status line are the pane in front's (issue 34: most changes are elsewhere).
       this.invalidate('sidebar');

@@ -1,6 +1,6 @@
 import { Grid, Renderer } from '@paneflow/screen';
 import { SPINNER_TICK_MS } from '@paneflow/view';
-import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Mode, type Scene } from './frame';
+import { drawFrame, drawPane, place, redrawSidebar, type Drawn, type Scene } from './frame';
 import type { Mirrors } from './mirrors';
 import { FramePacer } from './pacing';
 import type { OuterTerminal } from './tty';
@@ -15,7 +15,6 @@ const AGEING_TICK_MS = 10_000;
 
 /** What the drawing reads of the client it draws for. */
 export interface DrawingFace {
-  mode(): Mode;
   /** What a frame shows, its spinners at `tick`. */
   scene(tick: number): Scene;
 }
@@ -83,9 +82,9 @@ export class FrameDrawing {
     // A frame without pane output (a spinner tick, a mode) is not the echo still to come.
     if (this.dirtyPanes.size > 0) this.pacer.echoDue = false;
     const scene = this.face.scene(this.tick);
-    // A box (the keys, a question) covers the panes: output under it redraws the frame, box on top.
+    // A box (the keys, a question) covers panes and sidebar: a change under it redraws the frame, box on top.
     const boxed = scene.mode.kind === 'help' || scene.mode.kind === 'confirm';
-    if (this.wholeFrame || !this.drawn || (boxed && this.dirtyPanes.size > 0)) {
+    if (this.wholeFrame || !this.drawn || (boxed && (this.dirtyPanes.size > 0 || this.sidebarDirty))) {
       this.mirrors.sync(scene.picture);
       this.drawn = drawFrame(scene, this.grid, place(scene));
       this.mirrors.claim(this.drawn.layout);
@@ -111,7 +110,7 @@ export class FrameDrawing {
 
   /** The supervisor's ages: the sidebar again now and then, only while one is on screen. */
   private ageing(on: boolean): void {
-    if (on && !this.ages) this.ages = setInterval(() => this.invalidate(this.face.mode().kind === 'help' || this.face.mode().kind === 'confirm' ? undefined : 'sidebar'), AGEING_TICK_MS);
+    if (on && !this.ages) this.ages = setInterval(() => this.invalidate('sidebar'), AGEING_TICK_MS);
     else if (!on && this.ages) {
       clearInterval(this.ages);
       this.ages = null;
@@ -123,9 +122,7 @@ export class FrameDrawing {
     if (spinning && !this.spinner) {
       this.spinner = setInterval(() => {
         this.tick++;
-        const mode = this.face.mode().kind;
-        // An overlay may cover the sidebar: then the whole frame, to keep it on top.
-        this.invalidate(mode === 'help' || mode === 'confirm' ? undefined : 'sidebar');
+        this.invalidate('sidebar');
       }, SPINNER_TICK_MS);
     } else if (!spinning && this.spinner) {
       clearInterval(this.spinner);
